@@ -1,0 +1,101 @@
+"""What one model round trip looked like on the wire: the exact request sent and the raw events received.
+
+Secrets never leave here: header values that carry credentials are replaced before anything is stored or shown.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from providers.streaming import StreamResult
+from providers.types import ChatRequest
+
+# Every header that can carry a credential, across providers and gateways (lower-case).
+SECRET_HEADERS = frozenset(
+    {"authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "cookie", "openai-organization"}
+)
+REDACTED = "[redacted]"
+
+
+def redact_headers(headers: dict[str, str]) -> dict[str, str]:
+    return {name: (REDACTED if name.lower() in SECRET_HEADERS else value) for name, value in headers.items()}
+
+
+@dataclass
+class WireRequest:
+    method: str
+    url: str
+    headers: dict[str, str]  # already redacted
+    body: Any  # the JSON body as sent (parsed back from the exact bytes)
+
+    @classmethod
+    def from_parts(cls, method: str, url: str, headers: dict[str, str], content: bytes) -> WireRequest:
+        try:
+            body: Any = json.loads(content) if content else None
+        except ValueError:
+            body = content.decode(errors="replace")
+        return cls(method, url, redact_headers(headers), body)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class WireEvent:
+    """One event as the provider sent it: an SSE event, or the whole body of a non-streamed response."""
+
+    t_ms: float  # since the request started
+    data: str
+    event: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t_ms": self.t_ms, "event": self.event, "data": self.data}
+
+
+@dataclass
+class Clock:
+    started: float = field(default_factory=time.perf_counter)
+    first_byte: float | None = None
+
+    def since_start_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 2)
+
+    def mark_first_byte(self) -> None:
+        if self.first_byte is None:
+            self.first_byte = time.perf_counter()
+
+    def ttfb_ms(self) -> float | None:
+        return None if self.first_byte is None else round((self.first_byte - self.started) * 1000, 2)
+
+
+@dataclass
+class RoundTrip:
+    """Everything about one model round trip, as the panes and the saved conversation need it."""
+
+    format: str
+    request: ChatRequest
+    notes: list[str]
+    wire_request: WireRequest | None
+    wire_events: list[WireEvent]
+    status: int | None
+    result: StreamResult
+    ttfb_ms: float | None
+    total_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "request": self.request,
+            "notes": self.notes,
+            "wire_request": None if self.wire_request is None else self.wire_request.to_dict(),
+            "wire_events": [e.to_dict() for e in self.wire_events],
+            "status": self.status,
+            "result": self.result.to_dict(),
+            "raw_finish_reason": self.result.raw_finish_reason,
+            "complete": self.result.complete,
+            "ttfb_ms": self.ttfb_ms,
+            "total_ms": self.total_ms,
+        }

@@ -1,0 +1,163 @@
+"""One model round trip: translate, send through the SDK, decode the raw stream, and keep every piece.
+
+``RoundTripRun`` records as it goes, so a caller that is cancelled mid-stream (the user pressed Stop) or that hits
+an error still has everything that arrived, marked incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers import events as ev
+from providers.client.capture import Clock, RoundTrip, WireEvent, WireRequest
+from providers.client.sdk import Endpoint, open_response, sdk_exceptions
+from providers.errors import ProviderError
+from providers.formats import StreamDecoder, WireFormat, get_format
+from providers.sse import SSEParser
+from providers.streaming import MessageAccumulator
+from providers.translation import TranslationError
+from providers.types import ChatRequest
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSent:
+    wire_request: WireRequest
+    notes: list[str]
+
+
+Update = RequestSent | WireEvent | ev.Event
+Emit = Callable[[Update], Awaitable[None]]
+
+
+async def _discard(update: Update) -> None:
+    return None
+
+
+@dataclass
+class RoundTripRun:
+    endpoint: Endpoint
+    request: ChatRequest
+    emit: Emit = _discard
+    codec: WireFormat = field(init=False)
+    clock: Clock = field(default_factory=Clock)
+    notes: list[str] = field(default_factory=list)
+    wire_request: WireRequest | None = None
+    wire_events: list[WireEvent] = field(default_factory=list)
+    status: int | None = None
+    acc: MessageAccumulator = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.codec = get_format(self.endpoint.format)
+        self.acc = MessageAccumulator(format=self.endpoint.format)
+
+    async def run(self) -> RoundTrip:
+        try:
+            translation = self.codec.encode_request(self.request)
+        except TranslationError as exc:
+            await self._fail(ProviderError("invalid_request", f"Could not translate the request: {exc}"))
+            return self.snapshot()
+        self.notes = translation.notes
+        try:
+            await self._send(translation.value)
+        except ProviderError as exc:
+            await self._fail(exc)
+        except Exception as exc:  # any SDK or transport failure becomes a readable error, never a crash
+            await self._fail(self._map_exception(exc))
+        return self.snapshot()
+
+    def snapshot(self, error: ProviderError | None = None) -> RoundTrip:
+        """The round trip as far as it got; ``error`` marks it (e.g. cancelled) without losing what arrived."""
+        if error is not None and self.acc.error is None:
+            self.acc.add(ev.StreamError(error))
+        return RoundTrip(
+            format=self.endpoint.format,
+            request=self.request,
+            notes=self.notes,
+            wire_request=self.wire_request,
+            wire_events=self.wire_events,
+            status=self.status,
+            result=self.acc.result(),
+            ttfb_ms=self.clock.ttfb_ms(),
+            total_ms=self.clock.since_start_ms(),
+        )
+
+    async def _send(self, body: dict[str, Any]) -> None:
+        async with open_response(self.endpoint, body, self._on_request) as response:
+            self.status = response.status_code
+            if body.get("stream"):
+                await self._read_stream(response)
+            else:
+                await self._read_body(response)
+
+    async def _on_request(self, wire_request: WireRequest) -> None:
+        self.clock = Clock()  # time from the moment the request leaves, not from translation
+        self.wire_request = wire_request
+        await self.emit(RequestSent(wire_request, self.notes))
+
+    async def _read_stream(self, response: Any) -> None:
+        parser, decoder = SSEParser(), self.codec.new_stream_decoder()
+        async for chunk in response.iter_bytes():
+            self.clock.mark_first_byte()
+            for sse in parser.feed(chunk):
+                await self._on_sse(decoder, sse.event, sse.data, sse)
+        for sse in parser.close():
+            await self._on_sse(decoder, sse.event, sse.data, sse)
+        await self._deliver(decoder.close())
+
+    async def _on_sse(self, decoder: StreamDecoder, name: str | None, data: str, sse: Any) -> None:
+        wire = WireEvent(self.clock.since_start_ms(), data, name)
+        self.wire_events.append(wire)
+        await self.emit(wire)
+        await self._deliver(decoder.feed(sse))
+
+    async def _read_body(self, response: Any) -> None:
+        raw = await response.read()
+        self.clock.mark_first_byte()
+        text = raw.decode(errors="replace")
+        wire = WireEvent(self.clock.since_start_ms(), text)
+        self.wire_events.append(wire)
+        await self.emit(wire)
+        try:
+            body = json.loads(text)
+        except ValueError:
+            raise ProviderError("invalid_response", "The provider's response is not JSON.", self.status) from None
+        await self._deliver(self.codec.response_events(body))
+
+    async def _deliver(self, events: list[ev.Event]) -> None:
+        for event in events:
+            self.acc.add(event)
+            await self.emit(event)
+
+    async def _fail(self, error: ProviderError) -> None:
+        if self.acc.error is None:
+            await self._deliver([ev.StreamError(error)])
+
+    def _map_exception(self, exc: Exception) -> ProviderError:
+        sdk = sdk_exceptions(self.endpoint)
+        if isinstance(exc, sdk.APIStatusError):
+            self.status = exc.status_code
+            body = exc.response.content if exc.response is not None else b""
+            self.wire_events.append(WireEvent(self.clock.since_start_ms(), body.decode(errors="replace")))
+            return self.codec.decode_error(exc.status_code, body, dict(exc.response.headers))
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderError("timeout", f"No answer within {self.endpoint.timeout:g} s.", retryable=True)
+        if isinstance(exc, sdk.APIConnectionError):
+            return ProviderError("connection", f"Could not reach the provider: {exc}", retryable=True)
+        return _transport_error(exc)
+
+
+def _transport_error(exc: Exception) -> ProviderError:
+    import httpx2
+
+    if isinstance(exc, httpx2.TimeoutException):
+        return ProviderError("timeout", "The provider stopped sending before the stream ended.", retryable=True)
+    if isinstance(exc, httpx2.TransportError):
+        return ProviderError("connection", f"The connection was cut mid-stream ({exc}).", retryable=True)
+    return ProviderError("invalid_response", f"{type(exc).__name__}: {exc}")
+
+
+async def round_trip(endpoint: Endpoint, request: ChatRequest, emit: Emit = _discard) -> RoundTrip:
+    return await RoundTripRun(endpoint, request, emit).run()

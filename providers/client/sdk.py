@@ -1,0 +1,96 @@
+"""The official SDKs do the HTTP: keys, base URLs, timeouts, retries and status errors.
+
+Both SDKs are used through their public ``with_streaming_response`` API, which hands back the raw response so
+the bytes can be recorded for the wire pane and translated from the raw events: the SDKs' models never see a field
+they do not know, and no event is parsed twice. An httpx2 request hook records the exact request that left.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx2
+
+from providers.client.capture import WireRequest
+
+
+@dataclass
+class Endpoint:
+    format: str  # a name from providers.formats.FORMATS
+    base_url: str  # OpenAI style ends in /v1; Anthropic style does not (its SDK appends /v1/messages)
+    api_key: str = field(repr=False)
+    timeout: float = 60.0
+    max_retries: int = 0  # a playground shows the 429 rather than hiding it behind silent retries
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class RawResponse(Protocol):
+    status_code: int
+    headers: Any
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+
+OnRequest = Callable[[WireRequest], Awaitable[None]]
+
+
+def _http_client(endpoint: Endpoint, on_request: OnRequest) -> httpx2.AsyncClient:
+    async def hook(request: httpx2.Request) -> None:
+        content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
+        await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
+
+    timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
+    return httpx2.AsyncClient(timeout=timeout, event_hooks={"request": [hook]})
+
+
+def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:
+    """Known parameters go as keyword arguments, anything else through ``extra_body``, so nothing is dropped."""
+    known = set(inspect.signature(create).parameters)
+    kwargs = {k: v for k, v in body.items() if k in known}
+    extra = {k: v for k, v in body.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
+
+
+@asynccontextmanager
+async def open_response(endpoint: Endpoint, body: dict[str, Any], on_request: OnRequest) -> AsyncIterator[Any]:
+    """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response."""
+    async with _http_client(endpoint, on_request) as http_client:
+        resource = _resource(endpoint, http_client)
+        kwargs = _split_body(resource.create, body)
+        async with resource.with_streaming_response.create(**kwargs) as response:
+            yield response
+
+
+def _resource(endpoint: Endpoint, http_client: httpx2.AsyncClient) -> Any:
+    common: dict[str, Any] = {
+        "api_key": endpoint.api_key,
+        "base_url": endpoint.base_url,
+        "max_retries": endpoint.max_retries,
+        "timeout": endpoint.timeout,
+        "default_headers": endpoint.headers or None,
+        "http_client": http_client,
+    }
+    if endpoint.format == "anthropic":
+        import anthropic
+
+        return anthropic.AsyncAnthropic(**common).messages
+    import openai
+
+    return openai.AsyncOpenAI(**common).chat.completions
+
+
+def sdk_exceptions(endpoint: Endpoint) -> Any:
+    """The module holding the format's SDK exceptions (both SDKs share the same class names)."""
+    if endpoint.format == "anthropic":
+        import anthropic
+
+        return anthropic
+    import openai
+
+    return openai
