@@ -1,0 +1,129 @@
+"""Checking tool definitions and tool-call arguments against JSON Schema, with messages a person can act on."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from genson import SchemaBuilder
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str  # JSON Pointer-ish location, "" for the whole document
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def check_tool_name(name: str) -> list[Problem]:
+    if TOOL_NAME.match(name):
+        return []
+    return [Problem("name", "Use 1 to 64 letters, digits, underscores or hyphens (providers reject anything else).")]
+
+
+def _pointer(parts: Any) -> str:
+    return "/" + "/".join(str(p) for p in parts) if parts else ""
+
+
+JSON_TYPES = "string, number, integer, boolean, object, array, null"
+
+
+def _message(error: ValidationError) -> str:
+    # The meta-schema's anyOf on "type" gives "... is not valid under any of the given schemas": say what is allowed.
+    if error.validator == "anyOf" and error.absolute_path and error.absolute_path[-1] == "type":
+        return f"{error.instance!r} is not a JSON Schema type (use one of: {JSON_TYPES})."
+    return error.message
+
+
+def _problems(errors: list[ValidationError]) -> list[Problem]:
+    ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [Problem(_pointer(e.absolute_path), _message(e)) for e in ordered]
+
+
+def check_schema(schema: Any) -> list[Problem]:
+    """Validate against the JSON Schema meta-schema, then what tool calling needs on top (an object at the root)."""
+    if not isinstance(schema, dict):
+        return [Problem("", "The parameters schema must be a JSON object.")]
+    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    problems = _problems(list(meta.iter_errors(schema)))
+    if schema.get("type") != "object":
+        problems.append(Problem("/type", 'Tool parameters must be "type": "object" at the top level.'))
+    return problems
+
+
+def parse_schema_text(text: str) -> tuple[Any, list[Problem]]:
+    try:
+        schema = json.loads(text) if text.strip() else {"type": "object", "properties": {}}
+    except json.JSONDecodeError as exc:
+        return None, [Problem("", f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")]
+    return schema, check_schema(schema)
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentCheck:
+    ok: bool
+    value: Any  # the parsed arguments, or None when they are not JSON
+    problems: list[Problem]
+
+    def summary(self) -> str:
+        return "; ".join(str(p) for p in self.problems)
+
+
+def check_arguments(schema: dict[str, Any] | None, arguments: str) -> ArgumentCheck:
+    """Parse a call's argument text and validate it against the tool's schema."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError as exc:
+        return ArgumentCheck(False, None, [Problem("", f"Arguments are not valid JSON: {exc.msg} at {exc.pos}.")])
+    if not isinstance(value, dict):
+        return ArgumentCheck(False, value, [Problem("", "Arguments must be a JSON object.")])
+    if not schema:
+        return ArgumentCheck(True, value, [])
+    problems = _problems(list(Draft202012Validator(schema).iter_errors(value)))
+    return ArgumentCheck(not problems, value, problems)
+
+
+def schema_from_example(example: Any) -> dict[str, Any]:
+    """A starting schema from example arguments: every key seen is typed and required, to refine by hand."""
+    builder = SchemaBuilder(schema_uri=False)
+    builder.add_object(example)
+    schema: dict[str, Any] = builder.to_schema()
+    return schema
+
+
+def portability(schema: dict[str, Any], *, strict: bool) -> list[Problem]:
+    """What each provider would object to: OpenAI strict mode rules, and keywords some targets ignore."""
+    problems: list[Problem] = []
+    if strict:
+        problems.extend(_strict_problems(schema, ""))
+    for keyword in ("$ref", "oneOf", "allOf", "not", "if"):
+        if keyword in json.dumps(schema):
+            problems.append(Problem("", f"`{keyword}` is not supported by every provider's schema subset."))
+    return problems
+
+
+def _strict_problems(node: dict[str, Any], path: str) -> list[Problem]:
+    if node.get("type") != "object":
+        items = node.get("items")
+        return _strict_problems(items, f"{path}/items") if isinstance(items, dict) else []
+    problems: list[Problem] = []
+    properties: dict[str, Any] = node.get("properties", {})
+    missing = sorted(set(properties) - set(node.get("required", [])))
+    if missing:
+        problems.append(
+            Problem(path, f"strict mode needs every property in `required` (missing: {', '.join(missing)}).")
+        )
+    if node.get("additionalProperties") is not False:
+        problems.append(Problem(path, "strict mode needs `additionalProperties: false`."))
+    for name, child in properties.items():
+        if isinstance(child, dict):
+            problems.extend(_strict_problems(child, f"{path}/properties/{name}"))
+    return problems
