@@ -1,13 +1,290 @@
-"""Minimal settings; the foundation work replaces this with the environment-driven module."""
+"""Crosswire settings, read from the environment.
+
+Two modes, chosen by ``CROSSWIRE_ENV``:
+
+- ``local`` (default): DEBUG on, an SQLite file under ``data/``, the in-memory channel layer, a secret key generated
+  once and kept in ``data/``. Nothing to configure.
+- ``production``: DEBUG off; ``SECRET_KEY``, ``ALLOWED_HOSTS`` and ``CROSSWIRE_ENCRYPTION_KEY`` are required, and the
+  defaults pass ``manage.py check --deploy`` without warnings.
+
+``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switch to the real services in either mode. Every secret can also be
+read from a file named by ``<NAME>_FILE`` (Docker and Kubernetes secrets).
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import os
+import secrets
 from pathlib import Path
 
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-SECRET_KEY = "dev-only-insecure-key"
-DEBUG = True
-ALLOWED_HOSTS = ["*"]
-INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth"]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {value!r}")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_secret(name: str, default: str = "") -> str:
+    """``NAME`` from the environment, or the contents of the file named by ``NAME_FILE``."""
+    path = os.environ.get(f"{name}_FILE")
+    if path:
+        try:
+            return Path(path).read_text().strip()
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{name}_FILE points to {path!r}, which cannot be read: {exc}") from exc
+    return os.environ.get(name, default)
+
+
+def _local_secret_key(data_dir: Path) -> str:
+    """A random key created on first use and kept, so sessions survive restarts without a key in the repository."""
+    path = data_dir / "secret_key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = data_dir / f".secret_key.{os.getpid()}"
+        tmp.write_text(secrets.token_urlsafe(50))
+        tmp.chmod(0o600)
+        try:
+            # link() refuses to overwrite, so two processes starting together agree on one key.
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+def _derived_fernet_key(secret_key: str) -> str:
+    digest = hashlib.sha256(b"crosswire-encryption-key:" + secret_key.encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()
+
+
+def _check_fernet_key(key: str) -> str:
+    try:
+        raw = base64.urlsafe_b64decode(key.encode())
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise ImproperlyConfigured(
+            "CROSSWIRE_ENCRYPTION_KEY must be 32 url-safe base64-encoded bytes; generate one with "
+            '`python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`'
+        )
+    return key
+
+
+CROSSWIRE_ENV = env_str("CROSSWIRE_ENV", "local")
+if CROSSWIRE_ENV not in {"local", "production"}:
+    raise ImproperlyConfigured(f"CROSSWIRE_ENV must be 'local' or 'production', got {CROSSWIRE_ENV!r}")
+PRODUCTION = CROSSWIRE_ENV == "production"
+
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+DATA_DIR = Path(env_str("CROSSWIRE_DATA_DIR", str(BASE_DIR / "data")))
+
+SECRET_KEY = env_secret("SECRET_KEY")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) is required when CROSSWIRE_ENV=production")
+    SECRET_KEY = _local_secret_key(DATA_DIR)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]"])
+if PRODUCTION and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS is required when CROSSWIRE_ENV=production (comma-separated host names)")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    # daphne first: its runserver replaces Django's, so `manage.py runserver` speaks WebSocket.
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "playground",
+]
+
+MIDDLEWARE = [
+    # First, so load balancer probes skip host validation and the HTTPS redirect.
+    "playground.middleware.HealthCheckMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "playground.urls"
+ASGI_APPLICATION = "playground.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "playground.context_processors.shell",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env_secret("DATABASE_URL")
+if DATABASE_URL:
+    # Persistent connections are off by default: under ASGI every request may run in a fresh thread.
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0), conn_health_checks=True
+        )
+    }
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "crosswire.sqlite3",
+            "OPTIONS": {
+                # WAL and IMMEDIATE let daphne's worker threads (and a second process) write without "database is
+                # locked" errors.
+                "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+            },
+        }
+    }
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_secret("REDIS_URL")
+# The in-memory layer drops group messages silently once `capacity` is reached (default 100), so raise it.
+CHANNEL_LAYER_CAPACITY = env_int("CHANNEL_LAYER_CAPACITY", 100_000)
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": CHANNEL_LAYER_CAPACITY},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": CHANNEL_LAYER_CAPACITY},
+        }
+    }
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "playground"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
 USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        # Hashed names need `collectstatic`, which the Docker image runs; local runs serve straight from static/.
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage",
+    },
+}
+WHITENOISE_USE_FINDERS = not PRODUCTION
+
+# Security. Production defaults pass `check --deploy`; TLS usually ends at a proxy in front of the app, which must
+# send X-Forwarded-Proto (set TRUST_X_FORWARDED_PROTO=1 then).
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PRODUCTION)
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "{levelname} {name}: {message}", "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # runserver prints its own access log; propagating would print every request twice.
+    "loggers": {"django.channels.server": {"handlers": ["console"], "propagate": False}},
+}
+
+# Crosswire's own settings.
+
+# Provider API keys that users save are encrypted with this Fernet key. Rotating it makes saved keys unreadable.
+CROSSWIRE_ENCRYPTION_KEY = env_secret("CROSSWIRE_ENCRYPTION_KEY")
+if not CROSSWIRE_ENCRYPTION_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured(
+            "CROSSWIRE_ENCRYPTION_KEY (or CROSSWIRE_ENCRYPTION_KEY_FILE) is required when CROSSWIRE_ENV=production"
+        )
+    CROSSWIRE_ENCRYPTION_KEY = _derived_fernet_key(SECRET_KEY)
+CROSSWIRE_ENCRYPTION_KEY = _check_fernet_key(CROSSWIRE_ENCRYPTION_KEY)
+
+# Base URL prefixes that user-defined (OpenAI-compatible) endpoints may point at, so a shared instance cannot be
+# used to reach internal hosts. "*" allows any URL; the default allows any only for a local, single-user run.
+CROSSWIRE_ALLOWED_BASE_URLS = env_list("CROSSWIRE_ALLOWED_BASE_URLS", [] if PRODUCTION else ["*"])
+
+# Where the app reaches its own built-in provider simulator (mounted at /sim by playground.asgi).
+CROSSWIRE_SIMULATOR_URL = env_str("CROSSWIRE_SIMULATOR_URL", "http://127.0.0.1:8000/sim").rstrip("/")
+# Delay between simulated stream chunks, so streaming is visible in the browser.
+CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 0)

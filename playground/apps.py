@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class PlaygroundConfig(AppConfig):
+    name = "playground"
+    verbose_name = "Crosswire"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from playground import signals  # noqa: F401  (connects the receivers)

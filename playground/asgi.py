@@ -1,0 +1,27 @@
+"""ASGI entry point: HTTP to Django (and /sim to the provider simulator), WebSockets to Channels consumers."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+# Set up Django before importing anything that touches models (consumers, auth middleware).
+django_application = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from playground.mounts import PrefixDispatcher, load_simulator  # noqa: E402
+from playground.routing import websocket_urlpatterns  # noqa: E402
+
+SIMULATOR_PREFIX = "/sim"
+
+application = ProtocolTypeRouter(
+    {
+        "http": PrefixDispatcher(django_application, {SIMULATOR_PREFIX: load_simulator}),
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)

@@ -1,0 +1,54 @@
+"""WebSocket consumers. Thin: authentication, group membership and relaying; the work happens in services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from playground.broadcast import conversation_group
+
+# Closing before accept() makes the server refuse the handshake (HTTP 403); the code is for logs only.
+CLOSE_UNAUTHENTICATED = 4401
+
+
+class LiveConsumer(AsyncJsonWebsocketConsumer):
+    """Signed-in users only; answers {"type": "ping"} with {"type": "pong"} so pages can show a live connection."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        await self.join()
+        await self.accept()
+
+    async def join(self) -> None:
+        """Subscribe to groups before accepting, so no event published after the handshake is missed."""
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        message_type = content.get("type") if isinstance(content, dict) else None
+        if message_type == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self.send_json({"type": "error", "error": f"unknown message type {message_type!r}"})
+
+
+class ConversationConsumer(LiveConsumer):
+    """Relays events published with ``publish_conversation_event`` for one conversation.
+
+    Any signed-in user may subscribe: conversations are not stored yet, so there is no owning team to check.
+    """
+
+    group_name: str = ""
+
+    async def join(self) -> None:
+        self.group_name = conversation_group(self.scope["url_route"]["kwargs"]["conversation_id"])
+        await self.channel_layer.group_add(self.group_name, self.channel_name)
+
+    async def disconnect(self, code: int) -> None:
+        if self.group_name:
+            await self.channel_layer.group_discard(self.group_name, self.channel_name)
+
+    async def conversation_event(self, event: dict[str, Any]) -> None:
+        await self.send_json(event["payload"])

@@ -1,0 +1,78 @@
+"""A tiny ASGI path dispatcher: mounted sub-applications by prefix, Django for everything else."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from django.conf import settings
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+logger = logging.getLogger(__name__)
+
+
+class MountUnavailable(Exception):
+    """A mounted application cannot be loaded; the message says why and is sent to the client."""
+
+
+class PrefixDispatcher:
+    """Send ``<prefix>`` and ``<prefix>/...`` to the app a loader builds on first use; the rest to ``default``.
+
+    The mounted app sees ``root_path`` extended by the prefix and the full ``path``, as the ASGI spec and Starlette's
+    own ``Mount`` do, so its routes are relative to the mount point and the URLs it builds stay absolute.
+    """
+
+    def __init__(self, default: ASGIApp, mounts: dict[str, Callable[[], ASGIApp]]) -> None:
+        self.default = default
+        self.loaders = {prefix.rstrip("/"): loader for prefix, loader in mounts.items()}
+        self.loaded: dict[str, ASGIApp] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        prefix = self.match(scope["path"])
+        if prefix is None:
+            await self.default(scope, receive, send)
+            return
+        try:
+            app = self.load(prefix)
+        except MountUnavailable as exc:
+            await send_plain_text(send, 503, str(exc))
+            return
+        root_path = scope.get("root_path", "")
+        await app({**scope, "root_path": root_path + prefix}, receive, send)
+
+    def match(self, path: str) -> str | None:
+        for prefix in self.loaders:
+            if path == prefix or path.startswith(prefix + "/"):
+                return prefix
+        return None
+
+    def load(self, prefix: str) -> ASGIApp:
+        if prefix not in self.loaded:
+            self.loaded[prefix] = self.loaders[prefix]()
+        return self.loaded[prefix]
+
+
+async def send_plain_text(send: Send, status: int, text: str) -> None:
+    body = text.encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def load_simulator() -> ASGIApp:
+    """The built-in provider simulator, imported only when first requested so the app starts without it."""
+    try:
+        from providers.simulator.app import create_app
+    except ImportError as exc:
+        # Only a missing simulator is "unavailable"; a broken import inside it is a bug and must surface.
+        if exc.name not in {"providers.simulator", "providers.simulator.app"}:
+            raise
+        message = f"The provider simulator (providers.simulator.app.create_app) is not available: {exc}"
+        logger.error(message)
+        raise MountUnavailable(message) from exc
+    return create_app(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)

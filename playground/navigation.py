@@ -1,0 +1,31 @@
+"""The sections of the app: one list drives the sidebar, the `g <key>` shortcuts and the help dialog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    label: str
+    url_name: str
+    icon: str
+    shortcut: str  # pressed after "g"
+
+
+SECTIONS = (
+    Section("playground", "Playground", "playground", "play", "p"),
+    Section("tools", "Tools", "tools", "braces", "t"),
+    Section("conversations", "Conversations", "conversations", "messages", "c"),
+    Section("compare", "Compare", "compare", "columns", "o"),
+    Section("providers", "Providers", "providers", "plug", "r"),
+    Section("team", "Team", "team", "users", "m"),
+)
+
+# Shortcuts that are not navigation, for the help dialog.
+OTHER_SHORTCUTS = (
+    ("?", "Show this help"),
+    ("t", "Switch between light and dark theme"),
+    ("Esc", "Close dialogs"),
+)

@@ -1,0 +1,47 @@
+"""The app's pages. Sections other than Team are empty states until their features land."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+
+@require_GET
+@login_required
+def playground(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "playground/playground.html",
+        {"section": "playground", "simulator_url": settings.CROSSWIRE_SIMULATOR_URL},
+    )
+
+
+@require_GET
+@login_required
+def tools(request: HttpRequest) -> HttpResponse:
+    return render(request, "playground/tools.html", {"section": "tools"})
+
+
+@require_GET
+@login_required
+def conversations(request: HttpRequest) -> HttpResponse:
+    return render(request, "playground/conversations.html", {"section": "conversations"})
+
+
+@require_GET
+@login_required
+def compare(request: HttpRequest) -> HttpResponse:
+    return render(request, "playground/compare.html", {"section": "compare"})
+
+
+@require_GET
+@login_required
+def providers(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "playground/providers.html",
+        {"section": "providers", "simulator_url": settings.CROSSWIRE_SIMULATOR_URL},
+    )

@@ -1,0 +1,113 @@
+"""Take the README screenshots (light and dark) with Playwright and the system Chromium.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+
+Starts its own daphne on a free port with a throwaway SQLite database and demo account, so it never touches data/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.async_api import Page, async_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
+PAGES = [("", "playground"), ("team/", "team")]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    env = {**os.environ, "CROSSWIRE_ENV": "local", "CROSSWIRE_DATA_DIR": str(data_dir), "DEBUG": "1"}
+    env.pop("DATABASE_URL", None)
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=ROOT)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    out = subprocess.run([*manage, "setup_demo", "--url", url], env=env, check=True, cwd=ROOT, capture_output=True)
+    password = re.search(r"Password:\s+(\S+)", out.stdout.decode())
+    assert password, out.stdout
+    server = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/healthz", timeout=1)
+            return server, url, password.group(1)
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise RuntimeError("daphne did not start")
+
+
+async def capture(page: Page, url: str, name: str, out: Path) -> None:
+    await page.goto(url)
+    await page.wait_for_selector('#live-status[data-state="live"]')
+    await page.screenshot(path=out / f"{name}.png")
+
+
+async def take(url: str, password: str, out: Path) -> None:
+    chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        for theme in ("light", "dark"):
+            context = await browser.new_context(
+                viewport={"width": 1280, "height": 800}, device_scale_factor=1, color_scheme=theme
+            )
+            page = await context.new_page()
+            await page.goto(f"{url}/login/")
+            if theme == "light":
+                await page.screenshot(path=out / "login-light.png")
+            await page.fill("input[name=username]", "demo")
+            await page.fill("input[name=password]", password)
+            await page.click("button[type=submit]")
+            await page.wait_for_url(f"{url}/")
+            await page.select_option("#team-switch", label="Demo team")
+            await page.wait_for_load_state("networkidle")
+            for path, name in PAGES:
+                await capture(page, f"{url}/{path}", f"{name}-{theme}", out)
+            await page.keyboard.press("?")
+            await page.wait_for_selector("#help-dialog[open]")
+            await page.screenshot(path=out / f"shortcuts-{theme}.png")
+            await context.close()
+        await browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data_dir:
+        server, url, password = start_server(Path(data_dir))
+        try:
+            asyncio.run(take(url, password, args.out))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    print(f"Screenshots written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
