@@ -37,6 +37,8 @@ class SSEParser:
 
     def feed(self, chunk: bytes | str) -> list[SSEEvent]:
         text = self._decode(chunk) if isinstance(chunk, bytes) else chunk
+        if not text:
+            return []  # an empty read (or half a UTF-8 character) must not forget a pending CR
         if self._pending_cr and text.startswith("\n"):
             text = text[1:]  # the LF of a CRLF split across two chunks
         self._pending_cr = text.endswith("\r")
