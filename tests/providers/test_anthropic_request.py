@@ -1,0 +1,461 @@
+"""Internal request -> Anthropic Messages request body: every structural rule, with its note."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from providers.anthropic import encode_request
+from providers.translation import TranslationError
+from providers.types import ChatRequest, Message, ToolCall
+
+
+def _call(call_id: str, name: str = "add", arguments: Any = '{"a":2,"b":3}') -> ToolCall:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _request(*messages: Message, **extra: Any) -> ChatRequest:
+    return {"model": "claude-sonnet-4-20250514", "max_tokens": 1024, "messages": list(messages), **extra}
+
+
+def _loop(*results: Message, calls: list[ToolCall] | None = None) -> list[Message]:
+    calls = calls if calls is not None else [_call("toolu_A"), _call("toolu_B", "multiply")]
+    return [
+        {"role": "user", "content": "Add and multiply 2 and 3"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        *results,
+    ]
+
+
+def _tool(call_id: str, content: Any = "5", **extra: Any) -> Message:
+    return {"role": "tool", "tool_call_id": call_id, "content": content, **extra}
+
+
+# --- ids ---------------------------------------------------------------------------------------------------------
+
+
+def test_tool_call_ids_are_preserved_on_the_call_and_its_result() -> None:
+    body = encode_request(_request(*_loop(_tool("toolu_A"), _tool("toolu_B", "6")))).value
+    assert [b["id"] for b in body["messages"][1]["content"]] == ["toolu_A", "toolu_B"]
+    assert [b["tool_use_id"] for b in body["messages"][2]["content"]] == ["toolu_A", "toolu_B"]
+
+
+@pytest.mark.parametrize("bad_id", ["", None])
+def test_an_empty_or_missing_call_id_is_refused(bad_id: str | None) -> None:
+    call = _call("x")
+    call["id"] = bad_id  # type: ignore[typeddict-item]
+    with pytest.raises(TranslationError, match="tool call id is empty"):
+        encode_request(_request(*_loop(calls=[call])))
+
+
+def test_an_id_outside_the_anthropic_pattern_is_rewritten_on_the_call_and_its_result() -> None:
+    translation = encode_request(_request(*_loop(_tool("functions.add:0"), calls=[_call("functions.add:0")])))
+    call_id = translation.value["messages"][1]["content"][0]["id"]
+    assert call_id.startswith("functions_add_0_")
+    assert translation.value["messages"][2]["content"][0]["tool_use_id"] == call_id
+    assert f"tool call id `functions.add:0` rewritten to `{call_id}`" in translation.notes[0]
+    again = encode_request(_request(*_loop(_tool("functions.add:0"), calls=[_call("functions.add:0")])))
+    assert again.value == translation.value  # deterministic across turns
+
+
+def test_rewritten_ids_do_not_collide() -> None:
+    calls = [_call("a.b"), _call("a:b")]
+    body = encode_request(_request(*_loop(_tool("a.b"), _tool("a:b"), calls=calls))).value
+    first, second = (block["id"] for block in body["messages"][1]["content"])
+    assert first != second
+
+
+# --- tool results ------------------------------------------------------------------------------------------------
+
+
+def test_parallel_calls_are_one_assistant_message_and_results_one_user_message() -> None:
+    translation = encode_request(_request(*_loop(_tool("toolu_A"), _tool("toolu_B", "6"))))
+    assistant, results = translation.value["messages"][1:]
+    assert [b["type"] for b in assistant["content"]] == ["tool_use", "tool_use"]
+    assert results == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "5"},
+            {"type": "tool_result", "tool_use_id": "toolu_B", "content": "6"},
+        ],
+    }
+    assert "2 tool results (messages 2, 3) merged into one user message" in translation.notes
+
+
+def test_user_text_after_the_results_joins_the_same_user_message_after_them() -> None:
+    messages = _loop(_tool("toolu_A"), _tool("toolu_B", "6"), {"role": "user", "content": "Now explain."})
+    translation = encode_request(_request(*messages))
+    last = translation.value["messages"][-1]
+    assert len(translation.value["messages"]) == 3
+    assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result", "text"]
+    assert last["content"][2] == {"type": "text", "text": "Now explain."}
+    assert "user text placed after the tool results, in the same user message" in translation.notes
+
+
+def test_user_text_between_a_call_and_its_results_goes_after_the_results() -> None:
+    messages = _loop({"role": "user", "content": "hurry"}, _tool("toolu_A"), _tool("toolu_B", "6"))
+    translation = encode_request(_request(*messages))
+    last = translation.value["messages"][-1]
+    assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result", "text"]
+    assert "tool results moved before the user text of their message (Anthropic wants them first)" in translation.notes
+
+
+def test_a_result_for_a_call_never_made_is_refused() -> None:
+    with pytest.raises(TranslationError, match="answers call `toolu_Z`, which no earlier assistant message made"):
+        encode_request(_request(*_loop(_tool("toolu_Z"))))
+
+
+def test_a_result_that_does_not_follow_its_call_is_refused() -> None:
+    messages = [*_loop(calls=[_call("toolu_A")]), {"role": "assistant", "content": "Never mind."}, _tool("toolu_A")]
+    with pytest.raises(TranslationError, match="does not follow the assistant message that made the call"):
+        encode_request(_request(*messages))
+
+
+def test_a_second_result_for_the_same_call_is_refused() -> None:
+    with pytest.raises(TranslationError, match="call `toolu_A` already has a result"):
+        encode_request(_request(*_loop(_tool("toolu_A"), _tool("toolu_A"))))
+
+
+def test_a_call_left_without_a_result_is_reported() -> None:
+    translation = encode_request(_request(*_loop(_tool("toolu_A"))))
+    assert "call `toolu_B` (multiply) has no tool result; Anthropic will reject the request" in translation.notes
+
+
+def test_a_conversation_ending_on_the_calls_is_not_reported() -> None:
+    translation = encode_request(_request(*_loop()))
+    assert not [note for note in translation.notes if "no tool result" in note]
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_is_error_travels_on_the_tool_result(flag: bool) -> None:
+    messages = _loop(_tool("toolu_A", "boom", is_error=flag), _tool("toolu_B", "6"))
+    results = encode_request(_request(*messages)).value["messages"][2]["content"]
+    assert results[0]["is_error"] is flag
+    assert "is_error" not in results[1]
+
+
+def test_an_empty_tool_result_has_no_content_field() -> None:
+    results = encode_request(_request(*_loop(_tool("toolu_A", ""), _tool("toolu_B", None)))).value["messages"][2]
+    assert results["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_A"},
+        {"type": "tool_result", "tool_use_id": "toolu_B"},
+    ]
+
+
+# --- system ------------------------------------------------------------------------------------------------------
+
+
+def test_one_system_message_becomes_the_top_level_system_string() -> None:
+    translation = encode_request(
+        _request({"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"})
+    )
+    assert translation.value["system"] == "Be brief."
+    assert translation.value["messages"] == [{"role": "user", "content": "hi"}]
+    assert "system message moved to the top-level `system` field" in translation.notes
+
+
+def test_system_and_developer_messages_are_concatenated_in_order() -> None:
+    messages: list[Message] = [
+        {"role": "system", "content": "One."},
+        {"role": "developer", "content": "Two."},
+        {"role": "user", "content": "hi"},
+    ]
+    translation = encode_request(_request(*messages))
+    assert translation.value["system"] == [{"type": "text", "text": "One."}, {"type": "text", "text": "Two."}]
+    assert "message 1: developer message sent as system (Anthropic has no developer role)" in translation.notes
+    assert "2 system messages sent in order as the top-level `system` field (2 text blocks)" in translation.notes
+
+
+def test_a_system_message_in_the_middle_is_moved_to_the_top() -> None:
+    messages: list[Message] = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "system", "content": "Answer in French."},
+        {"role": "user", "content": "bye"},
+    ]
+    translation = encode_request(_request(*messages))
+    assert translation.value["system"] == "Answer in French."
+    assert [m["role"] for m in translation.value["messages"]] == ["user", "assistant", "user"]
+    assert (
+        "system message at position 2 moved to the top-level `system` field "
+        "(Anthropic has no system message inside the conversation)"
+    ) in translation.notes
+
+
+# --- max_tokens, thinking ----------------------------------------------------------------------------------------
+
+
+def test_max_tokens_is_supplied_when_missing() -> None:
+    request = _request({"role": "user", "content": "hi"})
+    del request["max_tokens"]
+    translation = encode_request(request)
+    assert translation.value["max_tokens"] == 4096
+    assert "max_tokens set to 4096 (required by Anthropic)" in translation.notes
+
+
+def test_a_given_max_tokens_is_kept_without_a_note() -> None:
+    translation = encode_request(_request({"role": "user", "content": "hi"}))
+    assert translation.value["max_tokens"] == 1024
+    assert not [note for note in translation.notes if "max_tokens" in note]
+
+
+def test_reasoning_becomes_thinking_with_the_default_budget() -> None:
+    request = _request({"role": "user", "content": "hi"}, reasoning={"enabled": True}, max_tokens=8000)
+    translation = encode_request(request)
+    assert translation.value["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert "thinking budget set to 2048 tokens (none given)" in translation.notes
+
+
+def test_max_tokens_is_raised_above_the_thinking_budget() -> None:
+    request = _request({"role": "user", "content": "hi"}, reasoning={"enabled": True, "budget_tokens": 4000})
+    translation = encode_request(request)
+    assert translation.value["max_tokens"] == 8096
+    assert translation.value["thinking"] == {"type": "enabled", "budget_tokens": 4000}
+    assert "max_tokens raised from 1024 to 8096: it must exceed the thinking budget (4000)" in translation.notes
+
+
+def test_a_budget_below_the_minimum_is_raised() -> None:
+    request = _request({"role": "user", "content": "hi"}, reasoning={"budget_tokens": 500}, max_tokens=9000)
+    translation = encode_request(request)
+    assert translation.value["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert "thinking budget raised from 500 to 1024 tokens (Anthropic's minimum)" in translation.notes
+
+
+def test_disabled_reasoning_and_effort() -> None:
+    request = _request({"role": "user", "content": "hi"}, reasoning={"enabled": False, "effort": "high"})
+    translation = encode_request(request)
+    assert translation.value["thinking"] == {"type": "disabled"}
+    assert "reasoning effort `high` dropped (Anthropic thinking takes a token budget)" in translation.notes
+
+
+# --- arguments ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arguments", ["", None, "{}", "  "])
+def test_empty_arguments_become_an_empty_input_object(arguments: str | None) -> None:
+    body = encode_request(_request(*_loop(calls=[_call("toolu_A", arguments=arguments)]))).value
+    assert body["messages"][1]["content"][0]["input"] == {}
+
+
+def test_absent_arguments_become_an_empty_input_object() -> None:
+    call: Any = {"id": "toolu_A", "type": "function", "function": {"name": "list_doors"}}
+    body = encode_request(_request(*_loop(calls=[call]))).value
+    assert body["messages"][1]["content"][0]["input"] == {}
+
+
+def test_arguments_are_parsed_once_into_the_input_object() -> None:
+    arguments = json.dumps({"city": "Zürich", "days": [1, 2], "nested": {"x": None}})
+    body = encode_request(_request(*_loop(calls=[_call("toolu_A", arguments=arguments)]))).value
+    assert body["messages"][1]["content"][0]["input"] == {"city": "Zürich", "days": [1, 2], "nested": {"x": None}}
+
+
+@pytest.mark.parametrize("arguments", ['{"a": 2, "b":', "[1, 2]", "plain words"])
+def test_arguments_that_are_not_a_json_object_travel_verbatim_and_are_reported(arguments: str) -> None:
+    translation = encode_request(_request(*_loop(calls=[_call("toolu_A", arguments=arguments)])))
+    assert translation.value["messages"][1]["content"][0]["input"] == {"_raw_arguments": arguments}
+    assert (
+        'message 1 (assistant) call 0 (add): arguments are not a JSON object; sent verbatim as {"_raw_arguments": …}'
+    ) in translation.notes
+
+
+# --- empty content -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [None, ""])
+def test_a_tool_only_turn_sends_no_text_block(content: str | None) -> None:
+    assistant: Message = {"role": "assistant", "content": content, "tool_calls": [_call("toolu_A")]}
+    body = encode_request(_request({"role": "user", "content": "hi"}, assistant)).value
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
+
+
+def test_an_assistant_message_with_neither_text_nor_calls_is_dropped() -> None:
+    messages: list[Message] = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "   "},
+        {"role": "user", "content": "hello?"},
+    ]
+    translation = encode_request(_request(*messages))
+    assert [m["role"] for m in translation.value["messages"]] == ["user", "user"]
+    assert "message 1 (assistant): empty assistant message dropped (no text and no tool calls)" in translation.notes
+    assert "message 1 (assistant): empty text dropped (Anthropic rejects empty text blocks)" in translation.notes
+
+
+def test_empty_user_content_and_blank_parts_are_dropped() -> None:
+    parts = [{"type": "text", "text": ""}, {"type": "text", "text": "real"}]
+    messages: list[Message] = [{"role": "user", "content": None}, {"role": "user", "content": parts}]
+    translation = encode_request(_request(*messages))
+    assert translation.value["messages"] == [{"role": "user", "content": [{"type": "text", "text": "real"}]}]
+    assert "message 0 (user): empty user message dropped (Anthropic requires non-empty content)" in translation.notes
+    assert "message 1 (user): empty text dropped (Anthropic rejects empty text blocks)" in translation.notes
+
+
+def test_no_content_is_ever_null() -> None:
+    messages = _loop(_tool("toolu_A", None), _tool("toolu_B", ""), {"role": "assistant", "content": None})
+    body = encode_request(_request(*messages)).value
+    assert "null" not in json.dumps(body)
+
+
+# --- tool_choice and tools ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("choice", "wire"),
+    [
+        ("auto", {"type": "auto"}),
+        ("none", {"type": "none"}),
+        ("required", {"type": "any"}),
+        ({"type": "function", "function": {"name": "add"}}, {"type": "tool", "name": "add"}),
+    ],
+)
+def test_tool_choice_mapping(choice: Any, wire: dict[str, Any]) -> None:
+    assert encode_request(_request({"role": "user", "content": "hi"}, tool_choice=choice)).value["tool_choice"] == wire
+
+
+def test_parallel_tool_calls_false_disables_parallel_use_on_an_auto_choice() -> None:
+    translation = encode_request(_request({"role": "user", "content": "hi"}, parallel_tool_calls=False))
+    assert translation.value["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
+    assert "parallel_tool_calls=false sent as tool_choice.disable_parallel_tool_use=true" in translation.notes
+
+
+def test_parallel_switch_on_a_named_choice() -> None:
+    choice = {"type": "function", "function": {"name": "add"}}
+    request = _request({"role": "user", "content": "hi"}, tool_choice=choice, parallel_tool_calls=True)
+    assert encode_request(request).value["tool_choice"] == {
+        "type": "tool",
+        "name": "add",
+        "disable_parallel_tool_use": False,
+    }
+
+
+def test_parallel_switch_is_dropped_with_tool_choice_none() -> None:
+    request = _request({"role": "user", "content": "hi"}, tool_choice="none", parallel_tool_calls=False)
+    translation = encode_request(request)
+    assert translation.value["tool_choice"] == {"type": "none"}
+    assert "parallel_tool_calls dropped: Anthropic takes no parallel switch with tool_choice none" in translation.notes
+
+
+def test_an_unknown_tool_choice_is_refused() -> None:
+    with pytest.raises(TranslationError, match="tool_choice 'sometimes'"):
+        encode_request(_request({"role": "user", "content": "hi"}, tool_choice="sometimes"))
+
+
+def test_forcing_a_tool_with_thinking_is_reported() -> None:
+    request = _request({"role": "user", "content": "hi"}, tool_choice="required", reasoning={"budget_tokens": 2048})
+    assert (
+        "tool_choice `any` with thinking enabled: Anthropic accepts only auto or none" in encode_request(request).notes
+    )
+
+
+def test_tools_carry_an_input_schema() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    tools: Any = [
+        {"type": "function", "function": {"name": "add", "description": "Add", "parameters": schema, "strict": True}},
+        {"type": "function", "function": {"name": "list_doors"}},
+    ]
+    body = encode_request(_request({"role": "user", "content": "hi"}, tools=tools)).value
+    assert body["tools"] == [
+        {"name": "add", "description": "Add", "input_schema": schema, "strict": True},
+        {"name": "list_doors", "input_schema": {"type": "object", "properties": {}}},
+    ]
+
+
+# --- provider_data -----------------------------------------------------------------------------------------------
+
+
+def _thinking_turn(data_format: str) -> Message:
+    return {
+        "role": "assistant",
+        "content": "Checking.",
+        "tool_calls": [_call("toolu_A")],
+        "provider_data": {
+            "format": data_format,
+            "blocks": [
+                {"type": "thinking", "thinking": "Add them.", "signature": "EtYDCkYIsig"},
+                {"type": "redacted_thinking", "data": "EqkECkYIredacted"},
+            ],
+            "reasoning": "Add them.",
+        },
+    }
+
+
+def test_thinking_blocks_go_back_unchanged_and_first() -> None:
+    messages = [{"role": "user", "content": "2+3?"}, _thinking_turn("anthropic"), _tool("toolu_A")]
+    translation = encode_request(_request(*messages))  # type: ignore[arg-type]
+    content = translation.value["messages"][1]["content"]
+    assert content == [
+        {"type": "thinking", "thinking": "Add them.", "signature": "EtYDCkYIsig"},
+        {"type": "redacted_thinking", "data": "EqkECkYIredacted"},
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "toolu_A", "name": "add", "input": {"a": 2, "b": 3}},
+    ]
+    assert (
+        "1 thinking block and 1 redacted_thinking block carried back unchanged, first in their assistant messages"
+    ) in translation.notes
+
+
+def test_reasoning_of_another_format_is_dropped_with_a_note() -> None:
+    messages = [{"role": "user", "content": "2+3?"}, _thinking_turn("openai-chat"), _tool("toolu_A")]
+    translation = encode_request(_request(*messages))  # type: ignore[arg-type]
+    assert [b["type"] for b in translation.value["messages"][1]["content"]] == ["text", "tool_use"]
+    assert (
+        "reasoning dropped: target format has no equivalent (message 1 (assistant), from openai-chat)"
+        in translation.notes
+    )
+
+
+def test_unknown_call_fields_go_back_on_the_same_format_only() -> None:
+    same = _call("toolu_A")
+    same["provider_data"] = {"format": "anthropic", "fields": {"caller": {"type": "direct"}}}
+    other = _call("toolu_B")
+    other["provider_data"] = {"format": "openai-chat", "fields": {"index": 0}}
+    translation = encode_request(_request(*_loop(calls=[same, other])))
+    first, second = translation.value["messages"][1]["content"]
+    assert first["caller"] == {"type": "direct"}
+    assert "index" not in second
+    assert (
+        "message 1 (assistant) call 1 (add): openai-chat call fields dropped: target format has no equivalent"
+        in translation.notes
+    )
+
+
+def test_unknown_request_fields_go_back_on_the_same_format_only() -> None:
+    kept: Any = {"format": "anthropic", "fields": {"metadata": {"user_id": "u1"}, "top_k": 5}}
+    translation = encode_request(_request({"role": "user", "content": "hi"}, provider_data=kept))
+    assert translation.value["metadata"] == {"user_id": "u1"}
+    assert translation.value["top_k"] == 5
+    assert "request fields carried back unchanged: metadata, top_k" in translation.notes
+    foreign: Any = {"format": "openai-chat", "fields": {"seed": 3}}
+    translation = encode_request(_request({"role": "user", "content": "hi"}, provider_data=foreign))
+    assert "seed" not in translation.value
+    assert "request: openai-chat fields dropped (seed): target format has no equivalent" in translation.notes
+
+
+# --- other content -----------------------------------------------------------------------------------------------
+
+
+def test_images_become_image_blocks() -> None:
+    parts = [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "high"}},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}},
+        {"type": "text", "text": "What is this?"},
+    ]
+    translation = encode_request(_request({"role": "user", "content": parts}))
+    assert translation.value["messages"][0]["content"] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}},
+        {"type": "text", "text": "What is this?"},
+    ]
+    assert "message 0 (user): image detail `high` dropped (Anthropic has no detail setting)" in translation.notes
+
+
+def test_message_names_are_dropped_with_a_note() -> None:
+    translation = encode_request(_request({"role": "user", "content": "hi", "name": "alice"}))
+    assert translation.value["messages"] == [{"role": "user", "content": "hi"}]
+    assert "message 0 (user): name `alice` dropped (no Anthropic field)" in translation.notes
+
+
+def test_an_unknown_role_is_refused() -> None:
+    with pytest.raises(TranslationError, match="message 0: unknown role 'function'"):
+        encode_request(_request({"role": "function", "content": "x"}))  # type: ignore[typeddict-item]
