@@ -1,0 +1,184 @@
+"""The simulator's ASGI app: each provider's real HTTP API, answered by the scripted model.
+
+One request, whatever the provider: check the headers like the real API (key, version), read the fault the model
+name asks for, validate the raw body with the provider's strictness rules, import it with the provider's codec,
+run the scripted model, and encode its answer with the codec (streamed at ``pace_ms`` per event, or whole).
+Vendor specifics (error bodies, ids, compat profiles, thinking signatures) live in the ``*_server`` modules.
+
+Routes are relative to the mount point: ``create_app()`` is mounted at ``/sim`` by Crosswire's ASGI router and by
+``create_server_app()`` (the standalone server), so base URLs are ``http://host:port/sim/openai/v1`` and
+``http://host:port/sim/anthropic``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from providers.simulator.faults import Fault, break_arguments, fault_for
+from providers.simulator.model import respond
+from providers.simulator.rejection import Rejection
+from providers.simulator.server import Exchange, VendorServer
+from providers.simulator.streams import HangResponse, cut_response, json_response, sse_response
+from providers.sse import SSEEvent
+from providers.translation import TranslationError
+
+MOUNT = "/sim"
+SEED_HEADER = "x-sim-seed"
+PACE_HEADER = "x-sim-pace-ms"
+
+
+@dataclass(frozen=True)
+class Settings:
+    pace_ms: float = 0.0
+    slow_first_byte_s: float = 5.0
+    slow_pace_ms: float = 250.0
+
+
+def create_app(*, pace_ms: float = 0.0, slow_first_byte_s: float = 5.0, slow_pace_ms: float = 250.0) -> Starlette:
+    """``pace_ms``: pause between streamed events (the ``x-sim-pace-ms`` header overrides it per request);
+    ``slow_first_byte_s`` and ``slow_pace_ms``: the delays of the ``sim-slow`` model."""
+    from providers.simulator.anthropic_server import AnthropicServer
+    from providers.simulator.openai_server import OpenAIServer
+
+    settings = Settings(pace_ms, slow_first_byte_s, slow_pace_ms)
+    openai, anthropic = OpenAIServer(), AnthropicServer()
+    return Starlette(
+        routes=[
+            Route("/openai/v1/chat/completions", _chat_endpoint(openai, settings), methods=["POST"]),
+            Route("/openai/v1/models", _models_endpoint(openai), methods=["GET"]),
+            Route("/anthropic/v1/messages", _chat_endpoint(anthropic, settings), methods=["POST"]),
+            Route("/anthropic/v1/models", _models_endpoint(anthropic), methods=["GET"]),
+        ]
+    )
+
+
+def create_server_app(**settings: Any) -> Starlette:
+    """``create_app()`` mounted at ``/sim``, the way Crosswire mounts it: the standalone server's app."""
+    return Starlette(routes=[Mount(MOUNT, app=create_app(**settings))])
+
+
+def _chat_endpoint(vendor: VendorServer, settings: Settings) -> Any:
+    async def endpoint(request: Request) -> Response:
+        return await _chat(vendor, settings, request)
+
+    return endpoint
+
+
+def _models_endpoint(vendor: VendorServer) -> Any:
+    async def endpoint(request: Request) -> Response:
+        denied = vendor.check_headers(request.headers, seed=0)
+        return denied or json_response(vendor.models_body())
+
+    return endpoint
+
+
+async def _chat(vendor: VendorServer, settings: Settings, request: Request) -> Response:
+    raw = await request.body()
+    seed = _seed(request.headers.get(SEED_HEADER), raw)
+    denied = vendor.check_headers(request.headers, seed=seed)
+    if denied is not None:
+        return denied
+    body = _json_object(raw)
+    if body is None:
+        return vendor.error_response(vendor.unreadable_body(), seed)
+    fault = fault_for(body.get("model") if isinstance(body.get("model"), str) else "")
+    if fault.status is not None:
+        return vendor.fault_response(fault.status, seed)
+    rejection = vendor.validate(body)
+    if rejection is not None:
+        return vendor.error_response(rejection, seed)
+    if fault.hang:
+        return HangResponse()
+    try:
+        exchange = _run(vendor, body, seed, fault)
+    except TranslationError as exc:
+        return vendor.error_response(Rejection(str(exc)), seed)
+    return await _answer(vendor, exchange, fault, _pace_s(request, settings, fault), settings)
+
+
+def _run(vendor: VendorServer, body: dict[str, Any], seed: int, fault: Fault) -> Exchange:
+    internal = vendor.import_request(body)
+    reply = break_arguments(respond(internal, seed=seed, force_call=fault.force_call), fault)
+    return vendor.exchange(body, internal, reply, seed, error_event=fault.error_event)
+
+
+async def _answer(
+    vendor: VendorServer, exchange: Exchange, fault: Fault, pace_s: float, settings: Settings
+) -> Response:
+    if fault.slow:
+        await asyncio.sleep(settings.slow_first_byte_s)
+    if exchange.body.get("stream"):
+        sse_events = vendor.stream_events(exchange, empty_args=fault.empty_args)
+        events = [event.encode() for event in sse_events]
+        if fault.cut:
+            return sse_response(*_cut_events(vendor, sse_events, events), pace_s=pace_s)
+        if fault.error_event:
+            return sse_response(_error_midway(events), None, pace_s=pace_s)
+        return sse_response(events, None, pace_s=pace_s)
+    if fault.error_event:
+        return vendor.fault_response("overloaded", exchange.seed)
+    payload = json.dumps(vendor.response_body(exchange, empty_args=fault.empty_args), ensure_ascii=False).encode()
+    if fault.cut:
+        return cut_response(payload[: len(payload) // 2], len(payload))
+    return json_response(payload)
+
+
+def _cut_events(vendor: VendorServer, sse_events: list[SSEEvent], events: list[bytes]) -> tuple[list[bytes], bytes]:
+    """Everything up to the middle fragment of the first call's arguments, then half of that fragment's bytes."""
+    spots = [i for i, event in enumerate(sse_events) if vendor.is_argument_fragment(event)]
+    middle = spots[len(spots) // 2] if spots else len(events) // 2
+    return events[:middle], events[middle][: max(1, len(events[middle]) // 2)]
+
+
+def _error_midway(events: list[bytes]) -> list[bytes]:
+    """Half of the content, then the error event the codec put last: the stream fails while it is flowing."""
+    body = events[:-1]
+    return [*body[: max(1, len(body) // 2)], events[-1]]
+
+
+def _seed(header: str | None, raw: bytes) -> int:
+    if header is not None and header.strip().lstrip("-").isdigit():
+        return int(header.strip())
+    source = header.encode() if header is not None else _canonical(raw)
+    return int.from_bytes(hashlib.sha256(source).digest()[:8], "big")
+
+
+def _canonical(raw: bytes) -> bytes:
+    """The same request spelled with other whitespace or key order gets the same seed."""
+    try:
+        return json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        return raw
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _pace_s(request: Request, settings: Settings, fault: Fault) -> float:
+    override = _milliseconds(request.headers.get(PACE_HEADER))
+    pace_ms = settings.pace_ms if override is None else override
+    if fault.slow:
+        pace_ms = max(pace_ms, settings.slow_pace_ms)
+    return pace_ms / 1000
+
+
+def _milliseconds(header: str | None) -> float | None:
+    """A malformed override is ignored (None): the configured pace still applies."""
+    try:
+        return max(0.0, float(header)) if header is not None else None
+    except ValueError:
+        return None
