@@ -232,7 +232,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# Only deployments collect static files; local runs serve them from static/ and the apps (WhiteNoise finders).
+STATIC_ROOT = env_str("STATIC_ROOT") or (str(BASE_DIR / "staticfiles") if PRODUCTION else None)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,0 +1,142 @@
+"""The shell in a real browser: sign in, live WebSocket, navigation, theme, shortcuts, htmx, sign out."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import BrowserContext, Page, expect
+
+from tests.browser.conftest import sign_in, watch_console
+from tests.conftest import DemoServer
+
+pytestmark = pytest.mark.browser
+
+SECTION_LABELS = ["Tools", "Conversations", "Compare", "Providers", "Team", "Playground"]
+
+
+async def htmx_settled(page: Page) -> None:
+    """htmx binds the triggers of swapped-in content when it settles; acting earlier would go unnoticed."""
+    await page.wait_for_function(
+        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+    )
+
+
+async def test_signing_in_shows_the_playground_with_a_live_connection(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("h1.page-title")).to_have_text("Playground")
+    await expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+    await expect(page.locator("#live-status .live-label")).to_have_text("Live")
+    await expect(page.locator("#live-rtt")).to_have_text(re.compile(r"^\d+ ms$"))
+    await expect(page.locator(".user-name")).to_have_text("demo")
+
+
+async def test_sidebar_navigation_reaches_every_section(signed_in: Page) -> None:
+    page = signed_in
+    nav = page.get_by_role("navigation", name="Sections")
+    for label in SECTION_LABELS:
+        await nav.get_by_role("link", name=label).click()
+        await expect(page.locator("h1.page-title")).to_have_text(label)
+        await expect(nav.locator('[aria-current="page"]')).to_contain_text(label)
+        await expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+
+
+async def test_g_shortcuts_navigate(signed_in: Page) -> None:
+    page = signed_in
+    for key, label in [("t", "Tools"), ("c", "Conversations"), ("o", "Compare"), ("m", "Team"), ("p", "Playground")]:
+        # Keys pressed before the deferred app.js runs would go nowhere, as on any page still loading.
+        await page.wait_for_load_state()
+        await page.keyboard.press("g")
+        await page.keyboard.press(key)
+        await expect(page.locator("h1.page-title")).to_have_text(label)
+
+
+async def test_question_mark_opens_the_shortcut_help(signed_in: Page) -> None:
+    page = signed_in
+    dialog = page.locator("#help-dialog")
+    await expect(dialog).to_be_hidden()
+    await page.keyboard.press("?")
+    await expect(dialog).to_be_visible()
+    await expect(dialog.get_by_role("heading", name="Keyboard shortcuts")).to_be_visible()
+    await expect(dialog).to_contain_text("Conversations")
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_be_hidden()
+    await page.get_by_role("button", name="Keyboard shortcuts").click()
+    await expect(dialog).to_be_visible()
+    await dialog.get_by_role("button", name="Close").click()
+    await expect(dialog).to_be_hidden()
+
+
+async def test_shortcuts_stay_quiet_while_typing(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/team/")
+    await page.get_by_placeholder("username").type("g?t")
+    await expect(page.locator("#help-dialog")).to_be_hidden()
+    await expect(page.locator("h1.page-title")).to_have_text("Team")
+    await expect(page.get_by_placeholder("username")).to_have_value("g?t")
+
+
+async def test_theme_toggle_is_remembered(signed_in: Page) -> None:
+    page = signed_in
+    html = page.locator("html")
+    await expect(html).to_have_attribute("data-theme", "light")
+    await page.get_by_role("button", name="Toggle light and dark theme").click()
+    await expect(html).to_have_attribute("data-theme", "dark")
+    await page.reload()
+    await expect(html).to_have_attribute("data-theme", "dark")
+    assert await page.evaluate("localStorage.getItem('crosswire-theme')") == "dark"
+    await page.keyboard.press("t")
+    await expect(html).to_have_attribute("data-theme", "light")
+    background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(246, 246, 248)"
+
+
+async def test_theme_follows_the_system_until_chosen(dark_context: BrowserContext, daphne_server: DemoServer) -> None:
+    page = await dark_context.new_page()
+    errors = watch_console(page)
+    await page.goto("/login/")
+    await expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    await sign_in(page, daphne_server.username, daphne_server.password)
+    await expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(14, 15, 19)"
+    await expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+    assert errors == []
+
+
+async def test_team_members_are_managed_in_place(signed_in: Page) -> None:
+    page = signed_in
+    page.on("dialog", lambda dialog: dialog.accept())
+    await page.goto("/team/")
+    url_before = page.url
+    await page.get_by_placeholder("username").fill("ada")
+    await page.locator(".add-member select[name=role]").select_option("viewer")
+    await page.get_by_role("button", name="Add member").click()
+    await expect(page.locator("#members .alert-success")).to_have_text("Added ada as Viewer.")
+    await htmx_settled(page)
+    row = page.locator('tr[data-member="ada"]')
+    await row.get_by_label("Role of ada").select_option("editor")
+    await expect(page.locator("#members .alert-success")).to_have_text("ada is now Editor.")
+    await htmx_settled(page)
+    await row.get_by_role("button", name="Remove").click()
+    await expect(page.locator("#members .alert-success")).to_have_text("Removed ada.")
+    await expect(row).to_have_count(0)
+    assert page.url == url_before, "htmx swaps the members section; the page never reloads"
+
+
+async def test_switching_team_from_the_sidebar(signed_in: Page) -> None:
+    page = signed_in
+    await page.locator("#team-switch").select_option(label="Demo team")
+    await expect(page.locator(".crumb-team")).to_have_text("Demo team")
+    await page.goto("/team/")
+    await expect(page.get_by_label("Role of grace")).to_have_value("viewer")
+
+
+async def test_signing_out_returns_to_the_login_page(signed_in: Page) -> None:
+    page = signed_in
+    await page.get_by_role("button", name="Sign out").click()
+    await expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    await page.goto("/tools/")
+    await expect(page).to_have_url(re.compile(r"/login/\?next=/tools/$"))
+
+
