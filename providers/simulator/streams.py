@@ -7,19 +7,29 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+import anyio
 from sse_starlette.sse import EventSourceResponse
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 
-class ConnectionCut(Exception):
-    """Raised after a partial body on purpose: the server drops the connection without finishing the response."""
+class ConnectionCut(anyio.EndOfStream):
+    """Raised after a partial body on purpose: the server drops the connection without finishing the response.
+
+    Over a socket the client sees the connection close mid-body. In-process transports (httpx2's ASGITransport)
+    hand the app's exception to the client instead, and SDKs read ``EndOfStream`` as exactly that: the other end
+    closed the stream. So both paths end in the SDK's connection error.
+    """
 
 
 def json_response(
     payload: bytes | dict[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
-    body = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
+    body = (
+        payload
+        if isinstance(payload, bytes)
+        else json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    )
     return Response(body, status_code=status, headers=dict(headers or {}), media_type="application/json")
 
 

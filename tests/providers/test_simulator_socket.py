@@ -1,0 +1,117 @@
+"""The standalone server on a real socket: ``python -m providers.simulator`` driven by curl and by the SDKs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import openai
+import pytest
+
+from tests.providers.simulator_fixtures import A_WEATHER, WEATHER, user
+
+ROOT = Path(__file__).resolve().parents[2]
+CURL = shutil.which("curl") or "curl"
+STARTUP_TIMEOUT_S = 20
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the simulator exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the simulator did not start listening in time")
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    port = _free_port()
+    command = [sys.executable, "-m", "providers.simulator", "--port", str(port), "--pace-ms", "0"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(port, process)
+        yield f"http://127.0.0.1:{port}/sim"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _curl(url: str, body: dict[str, object], *headers: str) -> subprocess.CompletedProcess[str]:
+    command = [CURL, "-sS", "-N", url, "-H", "content-type: application/json", "-d", json.dumps(body)]
+    for header in headers:
+        command += ["-H", header]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+
+
+def test_curl_streams_an_openai_tool_call(base_url: str) -> None:
+    body = {"model": "sim-1", "stream": True, "messages": [user("weather in Paris")], "tools": [WEATHER]}
+    done = _curl(f"{base_url}/openai/v1/chat/completions", body, "Authorization: Bearer x")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("data: [DONE]") and '"name":"get_weather"' in done.stdout
+
+
+def test_curl_gets_an_anthropic_message(base_url: str) -> None:
+    body = {"model": "sim-1", "max_tokens": 256, "messages": [user("weather in Paris")], "tools": [A_WEATHER]}
+    done = _curl(f"{base_url}/anthropic/v1/messages", body, "x-api-key: x", "anthropic-version: 2023-06-01")
+    message = json.loads(done.stdout)
+    assert message["stop_reason"] == "tool_use" and message["content"][0]["input"]["city"] == "Paris"
+
+
+def test_curl_sees_the_cut_connection(base_url: str) -> None:
+    body = {"model": "sim-cut", "stream": True, "messages": [user("weather in Paris")], "tools": [WEATHER]}
+    done = _curl(f"{base_url}/openai/v1/chat/completions", body, "Authorization: Bearer x")
+    assert done.returncode != 0  # curl: transfer closed with outstanding read data remaining
+    assert '"arguments":""' in done.stdout and "[DONE]" not in done.stdout
+
+
+async def test_sdks_over_the_socket(base_url: str) -> None:
+    openai_client = openai.AsyncOpenAI(api_key="x", base_url=f"{base_url}/openai/v1", max_retries=0)
+    async with openai_client.chat.completions.stream(
+        model="sim-1", messages=[user("weather in Paris and Tokyo")], tools=[WEATHER]
+    ) as stream:
+        final = await stream.get_final_completion()
+    assert len(final.choices[0].message.tool_calls or []) == 2
+    anthropic_client = anthropic.AsyncAnthropic(api_key="x", base_url=f"{base_url}/anthropic", max_retries=0)
+    async with anthropic_client.messages.stream(
+        model="sim-1", max_tokens=256, messages=[user("weather in Oslo")], tools=[A_WEATHER]
+    ) as astream:
+        message = await astream.get_final_message()
+    assert message.content[0].type == "tool_use"
+
+
+async def test_a_cut_stream_is_a_connection_error(base_url: str) -> None:
+    client = openai.AsyncOpenAI(api_key="x", base_url=f"{base_url}/openai/v1", max_retries=0)
+    with pytest.raises(openai.APIConnectionError):
+        stream = await client.chat.completions.create(
+            model="sim-cut", messages=[user("weather in Paris")], tools=[WEATHER], stream=True
+        )
+        async for _ in stream:
+            continue
+
+
+async def test_hang_times_out_and_the_server_carries_on(base_url: str) -> None:
+    client = openai.AsyncOpenAI(api_key="x", base_url=f"{base_url}/openai/v1", max_retries=0, timeout=0.5)
+    started = time.monotonic()
+    with pytest.raises(openai.APITimeoutError):
+        await client.chat.completions.create(model="sim-hang", messages=[user("hi")])
+    assert time.monotonic() - started < 5
+    alive = await client.chat.completions.create(model="sim-1", messages=[user("still there?")])
+    assert alive.choices[0].message.content
