@@ -28,7 +28,7 @@ _PRINTABLE = string.ascii_letters + string.digits
 
 
 class _Unsupported(Exception):
-    pass
+    """A construct this sampler does not generate (lookarounds, backreferences...)."""
 
 
 def sample_pattern(pattern: str, rng: random.Random) -> str | None:

@@ -27,6 +27,7 @@ from providers.simulator.rejection import Rejection, rejected
 _SIGNING_KEY = b"crosswire-simulator-thinking-v1"  # fixed: signatures must verify across restarts
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+_CHOICES = ("auto", "any", "tool", "none")
 _DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
@@ -38,6 +39,7 @@ def validate(body: dict[str, Any]) -> Rejection | None:
     return (
         _required(body)
         or _tools(body.get("tools"))
+        or _tool_choice(body.get("tool_choice"))
         or _roles(body["messages"])
         or _content(body["messages"])
         or _tool_pairing(body["messages"])
@@ -52,9 +54,23 @@ def _required(body: dict[str, Any]) -> Rejection | None:
             return rejected(f"{key}: Field required")
     if not isinstance(body["messages"], list):
         return rejected("messages: Input should be a valid list")
+    if not body["messages"]:
+        return rejected("messages: at least one message is required")
     if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool) or body["max_tokens"] < 1:
         return rejected("max_tokens: Input should be greater than or equal to 1")
     return None
+
+
+def _tool_choice(choice: Any) -> Rejection | None:
+    if isinstance(choice, dict) and choice.get("type") == "tool" and not choice.get("name"):
+        return rejected("tool_choice.tool.name: Field required")
+    if choice is None or (isinstance(choice, dict) and choice.get("type") in _CHOICES):
+        return None
+    tag = choice.get("type") if isinstance(choice, dict) else choice
+    expected = ", ".join(f"'{c}'" for c in _CHOICES)
+    return rejected(
+        f"tool_choice: Input tag '{tag}' found using 'type' does not match any of the expected tags: {expected}"
+    )
 
 
 def _tools(tools: Any) -> Rejection | None:
@@ -92,8 +108,13 @@ def _content(messages: list[Any]) -> Rejection | None:
                 f"messages.{i}: all messages must have non-empty content except for the optional final assistant "
                 "message"
             )
+        if not isinstance(content, (str, list)):
+            return rejected(f"messages.{i}.content: Input should be a valid list")
         for j, block in enumerate(content if isinstance(content, list) else []):
-            if isinstance(block, dict) and block.get("type") == "text":
+            shape = _block_shape(block, f"messages.{i}.content.{j}")
+            if shape is not None:
+                return shape
+            if block.get("type") == "text":
                 text = block.get("text")
                 if text == "":
                     return rejected("messages: text content blocks must be non-empty")
@@ -102,6 +123,30 @@ def _content(messages: list[Any]) -> Rejection | None:
             found = _bad_id(block, f"messages.{i}.content.{j}")
             if found:
                 return found
+    return None
+
+
+_BLOCK_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {
+    "text": (("text", str),),
+    "tool_use": (("id", str), ("name", str), ("input", dict)),
+    "tool_result": (("tool_use_id", str),),
+    "thinking": (("thinking", str),),
+    "redacted_thinking": (("data", str),),
+}
+
+
+def _block_shape(block: Any, where: str) -> Rejection | None:
+    if not isinstance(block, dict):
+        return rejected(f"{where}: Input should be a valid dictionary or object to extract fields from")
+    kind = block.get("type")
+    if not isinstance(kind, str):
+        return rejected(f"{where}: Unable to extract tag using discriminator 'type'")
+    for key, expected in _BLOCK_FIELDS.get(kind, ()):
+        if key not in block:
+            return rejected(f"{where}.{kind}.{key}: Field required")
+        if not isinstance(block[key], expected):
+            noun = "string" if expected is str else "dictionary"
+            return rejected(f"{where}.{kind}.{key}: Input should be a valid {noun}")
     return None
 
 
@@ -173,7 +218,7 @@ def _signatures(messages: list[Any]) -> Rejection | None:
             if (
                 not isinstance(thinking, str)
                 or not isinstance(signature, str)
-                or not hmac.compare_digest(signature, thinking_signature(thinking))
+                or not hmac.compare_digest(signature.encode(), thinking_signature(thinking).encode())
             ):
                 return rejected(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
     return None

@@ -26,6 +26,7 @@ _ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _MAX_NAME = 64
 _MAX_ID = 40
+_CHOICES = ("none", "auto", "required")
 
 
 def validate(body: dict[str, Any], *, wants_reasoning_back: bool = False) -> Rejection | None:
@@ -46,7 +47,7 @@ def _required(body: dict[str, Any]) -> Rejection | None:
         return rejected("you must provide a model parameter")
     messages = body.get("messages")
     if messages is None:
-        return rejected("Missing required parameter: 'messages'.", param="messages", code="missing_required_parameter")
+        return _missing("messages")
     if not isinstance(messages, list):
         return rejected(
             f"Invalid type for 'messages': expected an array, but got {_json_type(messages)} instead.",
@@ -72,7 +73,7 @@ def _tools(body: dict[str, Any]) -> Rejection | None:
         function = tool.get("function") if isinstance(tool, dict) else None
         where = f"tools[{i}].function.name"
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            return rejected(f"Missing required parameter: '{where}'.", param=where, code="missing_required_parameter")
+            return _missing(where)
         name = function["name"]
         if len(name) > _MAX_NAME:
             return rejected(_too_long(where, _MAX_NAME, len(name)), param=where, code="string_above_max_length")
@@ -94,6 +95,12 @@ def _options(body: dict[str, Any]) -> Rejection | None:
                 f"Invalid value for '{key}': '{key}' is only allowed when 'tools' are specified.", param=key
             )
     choice = body.get("tool_choice")
+    if isinstance(choice, str) and choice not in _CHOICES:
+        return rejected(
+            f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and 'required'.",
+            param="tool_choice",
+            code="invalid_value",
+        )
     if isinstance(choice, dict):
         name = (choice.get("function") or {}).get("name") if isinstance(choice.get("function"), dict) else None
         declared = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
@@ -122,16 +129,58 @@ def _roles_and_content(messages: list[Any]) -> Rejection | None:
                 param=f"messages[{i}].role",
                 code="invalid_value",
             )
+        shape = _message_shape(message, i)
+        if shape is not None:
+            return shape
         if role == "assistant" and message.get("tool_calls"):
             continue
         if "content" not in message:
-            where = f"messages[{i}].content"
-            return rejected(f"Missing required parameter: '{where}'.", param=where, code="missing_required_parameter")
+            return _missing(f"messages[{i}].content")
         if message["content"] is None:
             return rejected(
                 "Invalid value for 'content': expected a string, got null.", param=f"messages.[{i}].content"
             )
     return None
+
+
+def _message_shape(message: dict[str, Any], i: int) -> Rejection | None:
+    content = message.get("content")
+    if not (content is None or isinstance(content, str) or _objects(content)):
+        return _invalid_type(f"messages[{i}].content", "one of a string or array of objects", content)
+    if message["role"] == "tool" and not isinstance(message.get("tool_call_id"), str):
+        return _missing(f"messages[{i}].tool_call_id")
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not _objects(calls):
+        return _invalid_type(f"messages[{i}].tool_calls", "an array of objects", calls)
+    for j, call in enumerate(calls):
+        where = f"messages[{i}].tool_calls[{j}]"
+        function = call.get("function")
+        if not isinstance(call.get("id"), str):
+            return _missing(f"{where}.id")
+        if not isinstance(function, dict):
+            return _missing(f"{where}.function")
+        for key in ("name", "arguments"):
+            if not isinstance(function.get(key), str):
+                return _missing(f"{where}.function.{key}")
+    return None
+
+
+def _objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+
+def _missing(where: str) -> Rejection:
+    return rejected(f"Missing required parameter: '{where}'.", param=where, code="missing_required_parameter")
+
+
+def _invalid_type(where: str, expected: str, value: Any) -> Rejection:
+    return rejected(
+        f"Invalid type for '{where}': expected {expected}, but got {_json_type(value)} instead.",
+        param=where,
+        code="invalid_type",
+    )
 
 
 def _call_ids(messages: list[Any]) -> Rejection | None:
@@ -199,6 +248,5 @@ def _too_long(where: str, limit: int, length: int) -> str:
 
 
 def _json_type(value: Any) -> str:
-    return {dict: "an object", str: "a string", int: "an integer", float: "a number", bool: "a boolean"}.get(
-        type(value), "null"
-    )
+    names = {dict: "an object", list: "an array", str: "a string", int: "an integer", float: "a decimal"}
+    return "a boolean" if isinstance(value, bool) else names.get(type(value), "null")
