@@ -121,6 +121,25 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "Thinking may not be enabled when tool_choice forces tool use.",
     ),
     (
+        "no messages at all",
+        body([]),
+        body([user("hi")]),
+        "messages: at least one message is required",
+    ),
+    (
+        "an unknown tool_choice type",
+        body([user("hi")], tool_choice={"type": "required"}),
+        body([user("hi")], tool_choice={"type": "any"}),
+        "tool_choice: Input tag 'required' found using 'type' does not match any of the expected tags: 'auto', "
+        "'any', 'tool', 'none'",
+    ),
+    (
+        "tool_use input that is not an object",
+        body([user("add"), assistant({**TOOL_USE, "input": '{"a": 1}'}), results(RESULT)]),
+        body([user("add"), assistant(TOOL_USE), results(RESULT)]),
+        "messages.1.content.0.tool_use.input: Input should be a valid dictionary",
+    ),
+    (
         "a tool name outside the pattern",
         {**body([user("hi")]), "tools": [{**A_ADD, "name": "add numbers"}]},
         {**body([user("hi")]), "tools": [{**A_ADD, "name": "add_numbers"}]},

@@ -121,6 +121,22 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, str | None, str | No
         "empty_array",
     ),
     (
+        "an unknown tool_choice value",
+        body([user("hi")], tool_choice="always"),
+        body([user("hi")], tool_choice="required"),
+        "Invalid value: 'always'. Supported values are: 'none', 'auto', and 'required'.",
+        "tool_choice",
+        "invalid_value",
+    ),
+    (
+        "tool_calls that are not an array",
+        body([user("hi"), {"role": "assistant", "content": None, "tool_calls": CALL}, RESULT]),
+        body([user("hi"), ASSISTANT, RESULT]),
+        "Invalid type for 'messages[1].tool_calls': expected an array of objects, but got an object instead.",
+        "messages[1].tool_calls",
+        "invalid_type",
+    ),
+    (
         "DeepSeek wants its reasoning back in a tool loop",
         {**body([user("hi"), ASSISTANT, RESULT]), "model": "sim-deepseek"},
         {**body([user("hi"), {**ASSISTANT, "reasoning_content": "I add."}, RESULT]), "model": "sim-deepseek"},
