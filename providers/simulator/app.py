@@ -27,7 +27,7 @@ from providers.simulator.faults import Fault, break_arguments, fault_for
 from providers.simulator.model import respond
 from providers.simulator.rejection import Rejection
 from providers.simulator.server import Exchange, VendorServer
-from providers.simulator.streams import HangResponse, cut_response, json_response, sse_response
+from providers.simulator.streams import HangResponse, compact_json, cut_response, json_response, sse_response
 from providers.sse import SSEEvent
 from providers.translation import TranslationError
 
@@ -126,7 +126,7 @@ async def _answer(
         return sse_response(events, None, pace_s=pace_s)
     if fault.error_event:
         return vendor.fault_response("overloaded", exchange.seed)
-    payload = json.dumps(vendor.response_body(exchange, empty_args=fault.empty_args), ensure_ascii=False).encode()
+    payload = compact_json(vendor.response_body(exchange, empty_args=fault.empty_args))
     if fault.cut:
         return cut_response(payload[: len(payload) // 2], len(payload))
     return json_response(payload)

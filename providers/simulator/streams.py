@@ -25,12 +25,13 @@ class ConnectionCut(anyio.EndOfStream):
 def json_response(
     payload: bytes | dict[str, Any], status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
-    body = (
-        payload
-        if isinstance(payload, bytes)
-        else json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
-    )
+    body = payload if isinstance(payload, bytes) else compact_json(payload)
     return Response(body, status_code=status, headers=dict(headers or {}), media_type="application/json")
+
+
+def compact_json(payload: dict[str, Any]) -> bytes:
+    """Without spaces, as the APIs send it: what ``Content-Length`` and a byte-for-byte replay see."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def sse_response(events: list[bytes], tail: bytes | None, *, pace_s: float) -> EventSourceResponse:
