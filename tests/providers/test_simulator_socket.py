@@ -15,6 +15,8 @@ import anthropic
 import openai
 import pytest
 
+from providers.client import Endpoint, round_trip
+from providers.types import ChatRequest
 from tests.providers.simulator_fixtures import A_WEATHER, WEATHER, user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,3 +117,30 @@ async def test_hang_times_out_and_the_server_carries_on(base_url: str) -> None:
     assert time.monotonic() - started < 5
     alive = await client.chat.completions.create(model="sim-1", messages=[user("still there?")])
     assert alive.choices[0].message.content
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic"])
+async def test_crosswire_round_trips_a_tool_loop(base_url: str, wire: str) -> None:
+    base = f"{base_url}/openai/v1" if wire == "openai-chat" else f"{base_url}/anthropic"
+    endpoint = Endpoint(format=wire, base_url=base, api_key="x", timeout=10)
+    request: ChatRequest = {"model": "sim-1", "messages": [user("weather in Lima")], "tools": [WEATHER], "stream": True}
+    first = await round_trip(endpoint, request)
+    assert first.status == 200 and first.result.complete and first.result.finish_reason == "tool_calls"
+    call = (first.result.message.get("tool_calls") or [])[0]
+    assert json.loads(call["function"]["arguments"])["city"] == "Lima"
+    request["messages"] = [
+        *request["messages"],
+        first.result.message,
+        {"role": "tool", "tool_call_id": call["id"], "content": "19C, clear"},
+    ]
+    second = await round_trip(endpoint, request)
+    assert second.result.finish_reason == "stop" and "19C, clear" in str(second.result.message.get("content"))
+
+
+async def test_crosswire_sees_retryable_faults(base_url: str) -> None:
+    endpoint = Endpoint(format="anthropic", base_url=f"{base_url}/anthropic", api_key="x", timeout=10)
+    limited = await round_trip(endpoint, {"model": "sim-429", "messages": [user("hi")]})
+    error = limited.result.error
+    assert error is not None and error.type == "rate_limit" and error.retryable and error.retry_after == 1
+    cut = await round_trip(endpoint, {"model": "sim-cut", "messages": [user("hi")], "tools": [WEATHER], "stream": True})
+    assert cut.result.error is not None and cut.result.error.type == "connection" and not cut.result.complete
