@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
+from channels.db import database_sync_to_async
+from django.db import connections
 
 from tests.helpers import DaphneServer, prepare_database, server_env, start_daphne
 
@@ -68,6 +70,16 @@ def alice_ws_headers(client: Client, alice: User) -> list[tuple[bytes, bytes]]:
     client.force_login(alice)
     cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
     return [(b"origin", ALLOWED_ORIGIN.encode()), (b"cookie", cookie)]
+
+
+@pytest.fixture
+async def close_thread_connections() -> AsyncIterator[None]:
+    """Close the DB connections consumers opened in asgiref's worker thread.
+
+    Left open, PostgreSQL refuses to drop the test database at the end of the run.
+    """
+    yield
+    await database_sync_to_async(connections.close_all)()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from playground.asgi import application
 from playground.broadcast import publish_conversation_event
 
 # channels closes old DB connections on every dispatch, and auth reads the session from another thread.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
 
 async def connect(path: str, headers: list[tuple[bytes, bytes]]) -> WebsocketCommunicator:

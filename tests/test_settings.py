@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import runpy
 import stat
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from cryptography.fernet import Fernet
+from django.conf import settings as live_settings
 from django.core.exceptions import ImproperlyConfigured
 
 import playground.settings
@@ -175,3 +177,12 @@ def test_bad_integer_is_rejected(load: Any, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("CHANNEL_LAYER_CAPACITY", "lots")
     with pytest.raises(ImproperlyConfigured, match="CHANNEL_LAYER_CAPACITY must be an integer"):
         load()
+
+
+def test_the_suite_runs_on_the_services_the_environment_names() -> None:
+    # Guards the services pass of CI: with DATABASE_URL and REDIS_URL set, everything in-process must really use
+    # PostgreSQL and Redis, not quietly fall back to SQLite and the in-memory layer.
+    database = "postgresql" if os.environ.get("DATABASE_URL") else "sqlite3"
+    layer = "core.RedisChannelLayer" if os.environ.get("REDIS_URL") else "layers.InMemoryChannelLayer"
+    assert live_settings.DATABASES["default"]["ENGINE"] == f"django.db.backends.{database}"
+    assert live_settings.CHANNEL_LAYERS["default"]["BACKEND"].endswith(layer)

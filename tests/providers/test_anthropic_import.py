@@ -112,6 +112,8 @@ def test_import_notes() -> None:
         "message 2: 2 tool_result blocks became 2 tool messages",
         "message 3: 1 redacted_thinking block kept unchanged in provider_data, to be sent back first",
         "request fields kept in provider_data for anthropic: metadata, top_k",
+        "`tools` kept whole in provider_data for anthropic (it has fields with no internal equivalent)",
+        "`system` kept whole in provider_data for anthropic (it has fields with no internal equivalent)",
     ]
 
 

@@ -6,6 +6,7 @@ does not: developer roles, mid-conversation system messages, empty assistant tex
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import re
@@ -158,7 +159,9 @@ def requests(draw: st.DrawFn) -> ChatRequest:
 @SETTINGS
 @given(requests())
 def test_conversations_survive_internal_wire_internal(request: ChatRequest) -> None:
+    before = copy.deepcopy(request)
     wire = encode_request(request).value
+    assert request == before  # encoding never changes the conversation it reads
     assert import_request(json.loads(json.dumps(wire))).value == request
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -221,6 +222,13 @@ def test_a_budget_below_the_minimum_is_raised() -> None:
     translation = encode_request(request)
     assert translation.value["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     assert "thinking budget raised from 500 to 1024 tokens (Anthropic's minimum)" in translation.notes
+
+
+def test_a_temperature_other_than_1_with_thinking_is_reported() -> None:
+    request = _request({"role": "user", "content": "hi"}, reasoning={"budget_tokens": 2048}, temperature=0.2)
+    translation = encode_request(request)
+    assert translation.value["temperature"] == 0.2
+    assert "temperature 0.2 with thinking enabled: Anthropic accepts only 1" in translation.notes
 
 
 def test_disabled_reasoning_and_effort() -> None:
@@ -448,6 +456,21 @@ def test_images_become_image_blocks() -> None:
         {"type": "text", "text": "What is this?"},
     ]
     assert "message 0 (user): image detail `high` dropped (Anthropic has no detail setting)" in translation.notes
+
+
+def test_kept_user_content_is_not_changed_by_merging_results() -> None:
+    kept = [{"type": "text", "text": "hurry", "cache_control": {"type": "ephemeral"}}]
+    user: Message = {
+        "role": "user",
+        "content": [{"type": "text", "text": "hurry"}],
+        "provider_data": {"format": "anthropic", "fields": {"content": kept}},
+    }
+    request = _request(*_loop(user, _tool("toolu_A"), _tool("toolu_B", "6")))
+    before = copy.deepcopy(request)
+    body = encode_request(request).value
+    assert [b["type"] for b in body["messages"][2]["content"]] == ["tool_result", "tool_result", "text"]
+    assert body["messages"][2]["content"][2] == kept[0]
+    assert request == before
 
 
 def test_message_names_are_dropped_with_a_note() -> None:

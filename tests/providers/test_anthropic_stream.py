@@ -98,6 +98,17 @@ def test_block_indexes_map_to_tool_positions() -> None:
     assert state.ended
 
 
+def test_tool_positions_count_calls_even_without_block_indexes() -> None:
+    events = [MESSAGE_START]
+    for call_id in ("toolu_1", "toolu_2", "toolu_3"):
+        events.append(
+            _event({"type": "content_block_start", "content_block": {"type": "tool_use", "id": call_id, "name": "f"}})
+        )
+        events.append(_event({"type": "content_block_stop"}))
+    _, result = _decode([*events, _event({"type": "message_stop"})])
+    assert [call["id"] for call in result.message["tool_calls"]] == ["toolu_1", "toolu_2", "toolu_3"]
+
+
 def test_argument_fragments_are_passed_on_raw() -> None:
     events, _ = _decode(_sse("stream_text_two_tools.sse"))
     fragments = [e.arguments for e in events if isinstance(e, ev.ToolCallDelta) and e.index == 0]

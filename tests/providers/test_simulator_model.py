@@ -13,7 +13,11 @@ from tests.providers.simulator_fixtures import ADD, WEATHER
 
 MULTIPLY = {
     "type": "function",
-    "function": {"name": "multiply", "description": "Multiply two numbers", "parameters": ADD["function"]["parameters"]},
+    "function": {
+        "name": "multiply",
+        "description": "Multiply two numbers",
+        "parameters": ADD["function"]["parameters"],
+    },
 }
 TOOLS = [WEATHER, ADD, MULTIPLY]
 
@@ -58,7 +62,10 @@ def test_a_named_tool_is_called_with_the_message_values() -> None:
 
 
 def test_several_matching_tools_give_parallel_calls_in_the_order_asked() -> None:
-    assert calls(ask("multiply 4 by 5, then add 2 and 3")) == [("multiply", {"a": 4, "b": 5}), ("add", {"a": 2, "b": 3})]
+    assert calls(ask("multiply 4 by 5, then add 2 and 3")) == [
+        ("multiply", {"a": 4, "b": 5}),
+        ("add", {"a": 2, "b": 3}),
+    ]
 
 
 def test_one_call_per_place_for_a_tool_taking_a_city() -> None:

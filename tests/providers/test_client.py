@@ -1,0 +1,157 @@
+"""providers.client against the simulator, in-process: the official SDKs do the HTTP, we record and translate."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+
+from providers.client import REDACTED, Endpoint, RequestSent, RoundTripRun, WireEvent, round_trip
+from providers.events import ToolCallDelta, ToolCallStart
+from providers.simulator.app import create_server_app
+from providers.types import ChatRequest
+
+SECRET = "sk-test-SECRET-value"
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+BASE_URLS = {"openai-chat": "http://sim/sim/openai/v1", "anthropic": "http://sim/sim/anthropic"}
+FORMATS = list(BASE_URLS)
+
+
+def endpoint(fmt: str, **kwargs: object) -> Endpoint:
+    app = create_server_app(slow_first_byte_s=3.0)
+    transport = httpx2.ASGITransport(app=app)
+    return Endpoint(fmt, BASE_URLS[fmt], SECRET, transport=transport, **kwargs)  # type: ignore[arg-type]
+
+
+def weather_request(model: str = "sim-1", stream: bool = True) -> ChatRequest:
+    return {
+        "model": model,
+        "stream": stream,
+        "max_tokens": 512,
+        "messages": [{"role": "user", "content": '/call get_weather {"city": "Paris"}'}],
+        "tools": [WEATHER],
+    }
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_streamed_tool_call_is_recorded_and_translated(fmt: str) -> None:
+    updates: list[object] = []
+
+    async def emit(update: object) -> None:
+        updates.append(update)
+
+    rt = await round_trip(endpoint(fmt), weather_request(), emit)  # type: ignore[arg-type]
+    [call] = rt.result.message["tool_calls"]
+    assert call["function"]["name"] == "get_weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
+    assert rt.result.complete and rt.result.finish_reason == "tool_calls" and rt.status == 200
+    assert isinstance(updates[0], RequestSent)
+    fragments = [u for u in updates if isinstance(u, ToolCallDelta)]
+    assert len(fragments) >= 2, "arguments should arrive in several fragments"
+    assert sum(isinstance(u, ToolCallStart) for u in updates) == 1
+    assert len([u for u in updates if isinstance(u, WireEvent)]) == len(rt.wire_events) >= 4
+    assert rt.ttfb_ms is not None and rt.total_ms >= rt.ttfb_ms
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_wire_request_is_exact_and_secrets_are_redacted(fmt: str) -> None:
+    rt = await round_trip(endpoint(fmt), weather_request())
+    wire = rt.wire_request
+    assert wire is not None and wire.method == "POST"
+    assert wire.url.endswith("/chat/completions" if fmt == "openai-chat" else "/v1/messages")
+    secret_headers = {k.lower(): v for k, v in wire.headers.items() if k.lower() in {"authorization", "x-api-key"}}
+    assert secret_headers and set(secret_headers.values()) == {REDACTED}
+    assert SECRET not in json.dumps(rt.to_dict())
+    assert wire.body["stream"] is True
+    tool_shape = wire.body["tools"][0]
+    assert ("input_schema" in tool_shape) == (fmt == "anthropic")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_non_streamed_response_gives_the_same_message(fmt: str) -> None:
+    streamed = await round_trip(endpoint(fmt), weather_request(stream=True))
+    whole = await round_trip(endpoint(fmt), weather_request(stream=False))
+    assert len(whole.wire_events) == 1
+    # Anthropic sends an `input` object whole but the model's own text when streaming: compare the JSON values.
+    [whole_call], [streamed_call] = whole.result.message["tool_calls"], streamed.result.message["tool_calls"]
+    assert whole_call["function"]["name"] == streamed_call["function"]["name"] == "get_weather"
+    assert json.loads(whole_call["function"]["arguments"]) == json.loads(streamed_call["function"]["arguments"])
+
+
+@pytest.mark.parametrize(
+    ("fmt", "model", "kind", "status", "retryable"),
+    [
+        ("openai-chat", "sim-401", "authentication", 401, False),
+        ("anthropic", "sim-401", "authentication", 401, False),
+        ("openai-chat", "sim-429", "rate_limit", 429, True),
+        ("anthropic", "sim-429", "rate_limit", 429, True),
+        ("anthropic", "sim-529", "overloaded", 529, True),
+        ("openai-chat", "sim-529", "overloaded", 503, True),
+        ("openai-chat", "sim-500", "server", 500, True),
+    ],
+)
+async def test_http_errors_become_provider_errors(
+    fmt: str, model: str, kind: str, status: int, retryable: bool
+) -> None:
+    rt = await round_trip(endpoint(fmt), weather_request(model))
+    error = rt.result.error
+    assert error is not None and (error.type, error.status, error.retryable) == (kind, status, retryable)
+    assert not rt.result.complete and rt.status == status
+    assert rt.wire_events, "the error body is kept for the wire pane"
+    if kind == "rate_limit":
+        assert error.retry_after is not None and error.retry_after > 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_cut_stream_keeps_the_partial_call(fmt: str) -> None:
+    rt = await round_trip(endpoint(fmt), weather_request("sim-cut"))
+    assert not rt.result.complete
+    calls = rt.result.message.get("tool_calls") or []
+    assert calls and calls[0]["function"]["name"] == "get_weather"
+    assert rt.result.error is not None and rt.result.error.type in {"connection", "invalid_response"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_error_event_inside_a_200_stream(fmt: str) -> None:
+    rt = await round_trip(endpoint(fmt), weather_request("sim-error-event"))
+    assert rt.status == 200
+    assert rt.result.error is not None and not rt.result.complete
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_timeout_is_a_readable_error(fmt: str) -> None:
+    rt = await round_trip(endpoint(fmt, timeout=0.5), weather_request("sim-hang"))
+    assert rt.result.error is not None and rt.result.error.type == "timeout"
+    assert "0.5 s" in rt.result.error.message
+
+
+async def test_untranslatable_request_fails_before_sending() -> None:
+    bad: ChatRequest = {
+        "model": "sim-1",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            },
+        ],
+    }
+    rt = await round_trip(endpoint("anthropic"), bad)
+    assert rt.wire_request is None and rt.result.error is not None
+    assert rt.result.error.type == "invalid_request" and "translate" in rt.result.error.message
+
+
+async def test_snapshot_marks_a_stopped_run_without_losing_text() -> None:
+    run = RoundTripRun(endpoint("openai-chat"), {"model": "sim-1", "messages": [{"role": "user", "content": "hello"}]})
+    await run.run()
+    text = run.snapshot().result.message["content"]
+    stopped = run.snapshot()
+    assert text and stopped.result.message["content"] == text
