@@ -8,6 +8,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from providers import anthropic as codec
 from tests.providers.simulator_fixtures import (
     A_ADD,
     A_WEATHER,
@@ -147,3 +148,20 @@ async def test_missing_key_and_version_get_the_real_errors() -> None:
     }
     assert no_key.json()["request_id"].startswith("req_")
     assert no_version.status_code == 400 and "anthropic-version" in no_version.json()["error"]["message"]
+
+
+async def test_thinking_survives_crosswire_codec_round_trip() -> None:
+    request: Any = {
+        "model": "sim-1",
+        "max_tokens": 2048,
+        "reasoning": {"enabled": True, "budget_tokens": 1024},
+        "messages": [user("weather in Paris?")],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": A_WEATHER["input_schema"]}}],
+    }
+    first = await post_anthropic(codec.encode_request(request).value)
+    result = codec.decode_response(first.json())
+    call = (result.message.get("tool_calls") or [])[0]
+    request["messages"] += [result.message, {"role": "tool", "tool_call_id": call["id"], "content": "18C"}]
+    second = await post_anthropic(codec.encode_request(request).value)
+    assert second.status_code == 200, second.text
+    assert "“18C”" in second.json()["content"][-1]["text"]

@@ -107,3 +107,17 @@ async def test_profiles_do_not_change_the_anthropic_api() -> None:
     for model in ("sim-ollama", "sim-deepseek"):
         response = await post_anthropic({**plain, "model": model})
         assert [b["type"] for b in response.json()["content"]] == ["text"]
+
+
+async def test_deepseek_tool_loop_through_the_codec() -> None:
+    request: Any = {"model": "sim-deepseek", "messages": [user("add 2 and 3")], "tools": [ADD], "stream": True}
+    first = _decoded((await post_openai(openai_chat.encode_request(request).value)).content)
+    call = (first.message.get("tool_calls") or [])[0]
+    request["messages"] += [first.message, {"role": "tool", "tool_call_id": call["id"], "content": "5"}]
+    wire = openai_chat.encode_request(request).value
+    assert wire["messages"][1]["reasoning_content"]  # the codec sends the reasoning back, as DeepSeek wants
+    second = await post_openai(wire)
+    assert second.status_code == 200 and "“5”" in _decoded(second.content).message.get("content", "")
+    wire["messages"][1].pop("reasoning_content")
+    refused = await post_openai(wire)
+    assert refused.status_code == 400 and "reasoning_content" in refused.json()["error"]["message"]
