@@ -50,14 +50,21 @@ def import_request(body: dict[str, Any]) -> Translation[ChatRequest]:
     kept = {key: value for key, value in body.items() if key not in _KNOWN}
     if kept:
         notes.append(f"request fields kept in provider_data for {NAME}: {', '.join(kept)}")
-    _top_level(body, request, kept)
+    _top_level(body, request, kept, notes)
     if kept:
         request["provider_data"] = {"format": NAME, "fields": kept}
     return Translation(request, notes)
 
 
-def _top_level(body: dict[str, Any], request: ChatRequest, kept: dict[str, Any]) -> None:
+def _top_level(body: dict[str, Any], request: ChatRequest, kept: dict[str, Any], notes: list[str]) -> None:
     """tools, tool_choice, thinking and system: the internal value, plus the original when it would not come back."""
+    known = set(kept)
+    _derived(body, request, kept)
+    for key in (key for key in kept if key not in known):
+        notes.append(f"`{key}` kept whole in provider_data for {NAME} (it has fields with no internal equivalent)")
+
+
+def _derived(body: dict[str, Any], request: ChatRequest, kept: dict[str, Any]) -> None:
     if "tools" in body:
         request["tools"] = tools_from_wire(body["tools"])
         if needs_keeping(body["tools"], tools_from_wire, lambda tools: tools_to_wire(tools, None, [])):

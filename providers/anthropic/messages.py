@@ -106,7 +106,8 @@ class MessageEncoder:
             self.turn.text_before = self.turn.text_before or not self.turn.positions
             return
         plain = isinstance(content, str) and kept is None
-        wire = {**extra_fields(data), "role": "user", "content": content if plain else blocks}
+        # a copy: tool results may be inserted into this message, and ``kept`` belongs to the internal message
+        wire = {**extra_fields(data), "role": "user", "content": content if plain else list(blocks)}
         self.out.append(wire)
         if self.open_calls:
             self.turn = _ResultTurn(wire, text_before=True)

@@ -44,6 +44,8 @@ def encode_request(request: ChatRequest) -> Translation[dict[str, Any]]:
     for key in ("temperature", "stream"):
         if key in request:
             body[key] = request[key]  # type: ignore[literal-required]
+    if thinking and thinking.get("type") == "enabled" and body.get("temperature", 1) != 1:
+        notes.append(f"temperature {body['temperature']} with thinking enabled: Anthropic accepts only 1")
     _carry_fields(body, kept, notes)
     return Translation(body, notes)
 

@@ -40,6 +40,7 @@ class AnthropicStreamState:
     usage: dict[str, Any] = field(default_factory=dict)  # wire usage so far: later values replace earlier ones
     # Anthropic's block index counts text and thinking blocks too; internal tool_calls positions count only calls.
     tool_positions: dict[int, int] = field(default_factory=dict)
+    tool_count: int = 0
     open: dict[int, OpenBlock] = field(default_factory=dict)
     ended: bool = False
 
@@ -116,7 +117,7 @@ class AnthropicStreamDecoder:
         block = data.get("content_block") or {}
         kind = str(block.get("type"))
         opened = OpenBlock(kind, block)
-        self.state.open[int(data.get("index", 0))] = opened
+        self.state.open[_index(data)] = opened
         if kind == "text" and block.get("text"):
             return [ev.TextDelta(block["text"])]
         if kind == "thinking" and block.get("thinking"):
@@ -125,18 +126,19 @@ class AnthropicStreamDecoder:
         if kind == "redacted_thinking":
             return [ev.ProviderBlock(block)]  # arrives whole, no deltas
         if kind == "tool_use":
-            return [self._tool_start(int(data.get("index", 0)), opened)]
+            return [self._tool_start(_index(data), opened)]
         return []
 
     def _tool_start(self, index: int, opened: OpenBlock) -> ev.ToolCallStart:
-        opened.tool = self.state.tool_positions[index] = len(self.state.tool_positions)
+        opened.tool = self.state.tool_positions[index] = self.state.tool_count
+        self.state.tool_count += 1
         block = opened.start
         extras = {key: value for key, value in block.items() if key not in _TOOL_USE_KEYS}
         return ev.ToolCallStart(opened.tool, str(block.get("id") or ""), str(block.get("name") or ""), extras or None)
 
     def block_delta(self, data: dict[str, Any]) -> list[ev.Event]:
         delta = data.get("delta") or {}
-        opened = self.state.open.get(int(data.get("index", 0)))
+        opened = self.state.open.get(_index(data))
         kind = delta.get("type")
         if kind == "text_delta":
             return [ev.TextDelta(delta["text"])] if delta.get("text") else []
@@ -154,7 +156,7 @@ class AnthropicStreamDecoder:
         return []  # citations_delta and unknown deltas: see the package docstring
 
     def block_stop(self, data: dict[str, Any]) -> list[ev.Event]:
-        opened = self.state.open.pop(int(data.get("index", 0)), None)
+        opened = self.state.open.pop(_index(data), None)
         if opened is None:
             return []
         if opened.tool is not None:
@@ -171,6 +173,11 @@ class AnthropicStreamDecoder:
         if opened.got_input or not start_input or opened.tool is None:
             return []
         return [ev.ToolCallDelta(opened.tool, json.dumps(start_input, ensure_ascii=False, separators=(",", ":")))]
+
+
+def _index(data: dict[str, Any]) -> int:
+    index = data.get("index")
+    return index if isinstance(index, int) else 0  # blocks never overlap, so a missing index can share 0
 
 
 def new_stream_decoder() -> AnthropicStreamDecoder:
