@@ -26,6 +26,7 @@ class Endpoint:
     timeout: float = 60.0
     max_retries: int = 0  # a playground shows the 429 rather than hiding it behind silent retries
     headers: dict[str, str] = field(default_factory=dict)
+    transport: Any = field(default=None, repr=False)  # an httpx2 transport, e.g. ASGITransport for in-process use
 
 
 class RawResponse(Protocol):
@@ -44,7 +45,7 @@ def _http_client(endpoint: Endpoint, on_request: OnRequest) -> httpx2.AsyncClien
         await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
-    return httpx2.AsyncClient(timeout=timeout, event_hooks={"request": [hook]})
+    return httpx2.AsyncClient(timeout=timeout, event_hooks={"request": [hook]}, transport=endpoint.transport)
 
 
 def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:

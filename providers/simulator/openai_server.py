@@ -154,7 +154,8 @@ class OpenAIServer:
     def is_argument_fragment(self, event: SSEEvent) -> bool:
         if not event.data.startswith("{"):
             return False
-        calls = json.loads(event.data).get("choices", [{}])[0].get("delta", {}).get("tool_calls") or []
+        choices = json.loads(event.data).get("choices") or [{}]  # the usage chunk has "choices": []
+        calls = choices[0].get("delta", {}).get("tool_calls") or []
         return any(call.get("function", {}).get("arguments") for call in calls if "id" not in call)
 
     def models_body(self) -> dict[str, Any]:

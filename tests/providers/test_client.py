@@ -110,9 +110,17 @@ async def test_http_errors_become_provider_errors(
         assert error.retry_after is not None and error.retry_after > 0
 
 
+def socket_endpoint(simulator_url: str, fmt: str, **kwargs: object) -> Endpoint:
+    base = f"{simulator_url}/openai/v1" if fmt == "openai-chat" else f"{simulator_url}/anthropic"
+    return Endpoint(fmt, base, SECRET, **kwargs)  # type: ignore[arg-type]
+
+
+# A cut body and a silent server only show over a real socket: in-process transport buffers the whole response.
 @pytest.mark.parametrize("fmt", FORMATS)
-async def test_cut_stream_keeps_the_partial_call(fmt: str) -> None:
-    rt = await round_trip(endpoint(fmt), weather_request("sim-cut"))
+async def test_cut_stream_keeps_the_partial_call(simulator_url: str, fmt: str) -> None:
+    # Paced, so the bytes before the cut arrive in their own reads, as they do from a real provider.
+    paced = socket_endpoint(simulator_url, fmt, headers={"x-sim-pace-ms": "5"})
+    rt = await round_trip(paced, weather_request("sim-cut"))
     assert not rt.result.complete
     calls = rt.result.message.get("tool_calls") or []
     assert calls and calls[0]["function"]["name"] == "get_weather"
@@ -127,8 +135,8 @@ async def test_error_event_inside_a_200_stream(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-async def test_timeout_is_a_readable_error(fmt: str) -> None:
-    rt = await round_trip(endpoint(fmt, timeout=0.5), weather_request("sim-hang"))
+async def test_timeout_is_a_readable_error(simulator_url: str, fmt: str) -> None:
+    rt = await round_trip(socket_endpoint(simulator_url, fmt, timeout=0.5), weather_request("sim-hang"))
     assert rt.result.error is not None and rt.result.error.type == "timeout"
     assert "0.5 s" in rt.result.error.message
 

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import anthropic
 import openai
@@ -19,41 +15,12 @@ from providers.client import Endpoint, round_trip
 from providers.types import ChatRequest
 from tests.providers.simulator_fixtures import A_WEATHER, WEATHER, user
 
-ROOT = Path(__file__).resolve().parents[2]
 CURL = shutil.which("curl") or "curl"
-STARTUP_TIMEOUT_S = 20
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the simulator exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the simulator did not start listening in time")
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    port = _free_port()
-    command = [sys.executable, "-m", "providers.simulator", "--port", str(port), "--pace-ms", "0"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for(port, process)
-        yield f"http://127.0.0.1:{port}/sim"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+@pytest.fixture
+def base_url(simulator_url: str) -> str:
+    return simulator_url
 
 
 def _curl(url: str, body: dict[str, object], *headers: str) -> subprocess.CompletedProcess[str]:
