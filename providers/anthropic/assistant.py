@@ -71,7 +71,7 @@ def _kept_turn(
     if _turn_view(imported) != _turn_view(message):
         notes.append(f"{where}: the assistant turn was edited since import; its extra Anthropic blocks are not sent")
         return None
-    notes.append(f"{where}: assistant turn sent exactly as imported (it has blocks with no internal equivalent)")
+    notes.append(f"{where}: assistant turn sent exactly as imported (it holds Anthropic-only blocks or fields)")
     return [_with_wire_id(block, ids, notes, where) for block in original]
 
 

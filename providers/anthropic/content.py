@@ -113,18 +113,21 @@ def same_format_data(message: Message | dict[str, Any]) -> ProviderData:
     return data if data.get("format") == NAME else {}
 
 
-def kept_content(data: ProviderData, current: Any, view: Any) -> Any | None:
+def kept_content(data: ProviderData, current: Any, where: str, notes: list[str]) -> Any | None:
     """The original wire ``content`` kept at import, if the internal content still says the same thing.
 
     Importing keeps the original in ``provider_data.fields["content"]`` only when re-encoding would not reproduce
-    it (citations, cache_control, blocks with no internal equivalent). ``view`` turns it back into internal content;
-    once the user has edited the message the two differ and the edited message wins.
+    it (citations, cache_control, blocks with no internal equivalent). Once the user has edited the message the two
+    differ and the edited message wins.
     """
     fields = data.get("fields") or {}
     if "content" not in fields:
         return None
     original = fields["content"]
-    return original if as_parts(view(original)) == as_parts(current) else None
+    if as_parts(wire_content_to_internal(original)) == as_parts(current):
+        return original
+    notes.append(f"{where}: edited since import; its Anthropic-only content fields are not sent")
+    return None
 
 
 def extra_fields(data: ProviderData) -> dict[str, Any]:
@@ -163,7 +166,7 @@ def tool_result_block(message: Message, wire_id: str, where: str, notes: list[st
     note_foreign(message.get("provider_data"), where, notes)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
     content = message.get("content")
-    kept = kept_content(data, content, wire_content_to_internal)
+    kept = kept_content(data, content, where, notes)
     value = kept if kept is not None else tool_result_content(content, where, notes)
     if value is not None:
         block["content"] = value

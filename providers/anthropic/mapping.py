@@ -38,7 +38,7 @@ WIRE_STOP_REASONS: dict[str, str] = {
     "content_filter": "refusal",
 }
 
-_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_VALID_ID = re.compile(r"[a-zA-Z0-9_-]+")  # used with fullmatch: "$" would accept a trailing newline
 _INVALID_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -147,7 +147,7 @@ class IdMap:
     def wire_id(self, original: Any, where: str, notes: list[str]) -> str:
         if not isinstance(original, str) or not original:
             raise TranslationError(f"{where}: the tool call id is empty; Anthropic requires a non-empty id")
-        if _VALID_ID.match(original):
+        if _VALID_ID.fullmatch(original):
             return original
         if original not in self.rewritten:
             digest = hashlib.sha256(original.encode()).hexdigest()[:8]

@@ -23,7 +23,6 @@ from providers.anthropic.content import (
     note_foreign,
     same_format_data,
     tool_result_block,
-    wire_content_to_internal,
 )
 from providers.anthropic.mapping import IdMap, plural
 from providers.translation import TranslationError
@@ -95,7 +94,7 @@ class MessageEncoder:
         note_foreign(message.get("provider_data"), where, self.notes)
         data = same_format_data(message)
         content = message.get("content")
-        kept = kept_content(data, content, wire_content_to_internal)
+        kept = kept_content(data, content, where, self.notes)
         blocks = kept if kept is not None else content_to_blocks(content, where, self.notes)
         if not blocks:
             self.notes.append(f"{where}: empty user message dropped (Anthropic requires non-empty content)")

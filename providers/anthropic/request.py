@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from providers.anthropic.assistant import REASONING_BLOCKS
 from providers.anthropic.content import note_foreign, same_format_data
 from providers.anthropic.mapping import DEFAULT_MAX_TOKENS, tool_choice_from_wire, tool_choice_to_wire
 from providers.anthropic.messages import MessageEncoder
@@ -44,8 +45,8 @@ def encode_request(request: ChatRequest) -> Translation[dict[str, Any]]:
     for key in ("temperature", "stream"):
         if key in request:
             body[key] = request[key]  # type: ignore[literal-required]
-    if thinking and thinking.get("type") == "enabled" and body.get("temperature", 1) != 1:
-        notes.append(f"temperature {body['temperature']} with thinking enabled: Anthropic accepts only 1")
+    if thinking and thinking.get("type") == "enabled":
+        _check_thinking(body, notes)
     _carry_fields(body, kept, notes)
     return Translation(body, notes)
 
@@ -55,6 +56,19 @@ def _carry_fields(body: dict[str, Any], kept: dict[str, Any], notes: list[str]) 
     body.update(extra)
     if extra:
         notes.append(f"request fields carried back unchanged: {', '.join(extra)}")
+
+
+def _check_thinking(body: dict[str, Any], notes: list[str]) -> None:
+    """What Anthropic refuses with thinking on, said before the request goes (the request is sent unchanged)."""
+    if body.get("temperature", 1) != 1:
+        notes.append(f"temperature {body['temperature']} with thinking enabled: Anthropic accepts only 1")
+    turns = [message for message in body["messages"] if message["role"] == "assistant"]
+    last = turns[-1]["content"] if turns else []
+    if any(block.get("type") == "tool_use" for block in last) and last[0].get("type") not in REASONING_BLOCKS:
+        notes.append(
+            "thinking is enabled but the last assistant turn has no thinking block to send back "
+            "(from another format, or made without thinking); Anthropic rejects such a tool loop"
+        )
 
 
 def _max_tokens(request: ChatRequest, budget: int | None, notes: list[str]) -> int:

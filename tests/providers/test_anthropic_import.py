@@ -192,6 +192,10 @@ def test_user_blocks_without_an_internal_equivalent_are_kept() -> None:
     request = import_request(body).value
     assert request["messages"][0]["content"] == [{"type": "text", "text": "Summarise."}]
     assert encode_request(request).value == body
+    request["messages"][0]["content"] = [{"type": "text", "text": "Translate."}]
+    edited = encode_request(request)
+    assert edited.value["messages"][0]["content"] == [{"type": "text", "text": "Translate."}]
+    assert "message 0 (user): edited since import; its Anthropic-only content fields are not sent" in edited.notes
 
 
 def test_tool_result_blocks_without_an_internal_equivalent_are_kept() -> None:

@@ -61,6 +61,11 @@ def test_an_id_outside_the_anthropic_pattern_is_rewritten_on_the_call_and_its_re
     assert again.value == translation.value  # deterministic across turns
 
 
+def test_a_trailing_newline_makes_an_id_invalid() -> None:
+    body = encode_request(_request(*_loop(_tool("toolu_1\n"), calls=[_call("toolu_1\n")]))).value
+    assert body["messages"][1]["content"][0]["id"].startswith("toolu_1__")
+
+
 def test_rewritten_ids_do_not_collide() -> None:
     calls = [_call("a.b"), _call("a:b")]
     body = encode_request(_request(*_loop(_tool("a.b"), _tool("a:b"), calls=calls))).value
@@ -229,6 +234,18 @@ def test_a_temperature_other_than_1_with_thinking_is_reported() -> None:
     translation = encode_request(request)
     assert translation.value["temperature"] == 0.2
     assert "temperature 0.2 with thinking enabled: Anthropic accepts only 1" in translation.notes
+
+
+def test_a_tool_loop_without_a_thinking_block_to_send_back_is_reported() -> None:
+    messages = _loop(_tool("toolu_A"), _tool("toolu_B", "6"))
+    translation = encode_request(_request(*messages, reasoning={"budget_tokens": 2048}, max_tokens=4000))
+    assert (
+        "thinking is enabled but the last assistant turn has no thinking block to send back "
+        "(from another format, or made without thinking); Anthropic rejects such a tool loop"
+    ) in translation.notes
+    messages[1]["provider_data"] = {"format": "anthropic", "blocks": [{"type": "redacted_thinking", "data": "E"}]}
+    translation = encode_request(_request(*messages, reasoning={"budget_tokens": 2048}, max_tokens=4000))
+    assert not [note for note in translation.notes if "no thinking block" in note]
 
 
 def test_disabled_reasoning_and_effort() -> None:
