@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from playground.tooling import canned
 from playground.tooling.builtins import BUILTINS
 from playground.tooling.results import ToolFailure, ToolResult
+from playground.tooling.schema import check_arguments
 from providers.types import ToolSpec
 
 Mode = Literal["manual", "canned", "builtin"]
@@ -58,6 +60,10 @@ class ToolConfig:
         )
 
 
+def _problems(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
+    return check_arguments(schema, json.dumps(arguments)).summary()
+
+
 def answer_automatically(tool: ToolConfig, arguments: dict[str, Any]) -> ToolResult | None:
     """The result of a canned or built-in tool; None when a person must answer (manual mode)."""
     if tool.mode == "canned":
@@ -66,6 +72,10 @@ def answer_automatically(tool: ToolConfig, arguments: dict[str, Any]) -> ToolRes
         builtin = BUILTINS.get(tool.builtin)
         if builtin is None:
             return ToolResult(f"Unknown built-in {tool.builtin!r}.", True, "builtin")
+        # The tool's own schema may have been loosened by hand: the built-in still needs what it declares.
+        problems = _problems(builtin.parameters, arguments)
+        if problems:
+            return ToolResult(f"Invalid arguments for {builtin.name}: {problems}", True, f"builtin:{builtin.name}")
         try:
             return ToolResult(builtin.run(arguments), False, f"builtin:{builtin.name}")
         except ToolFailure as exc:

@@ -46,3 +46,10 @@ def test_builtin_failure_becomes_an_error_result() -> None:
 
 def test_manual_tools_need_a_person() -> None:
     assert answer_automatically(ToolConfig(name="ask"), {}) is None
+
+
+def test_builtin_checks_its_own_schema_even_if_the_tool_was_loosened() -> None:
+    loose = ToolConfig(name="calc", mode="builtin", builtin="calculator", parameters={"type": "object"})
+    result = answer_automatically(loose, {})
+    assert result is not None and result.is_error
+    assert result.content == "Invalid arguments for calculator: 'expression' is a required property"
