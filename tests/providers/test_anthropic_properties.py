@@ -1,4 +1,5 @@
-"""Properties: conversations survive internal -> Anthropic -> internal, and streams survive any fragmentation.
+"""Properties: conversations survive internal -> Anthropic -> internal, Anthropic bodies survive import -> encode,
+and streams survive any fragmentation.
 
 The generated conversations stay inside what the codec round-trips exactly (the package docstring lists what it
 does not: developer roles, mid-conversation system messages, empty assistant text, argument formatting...).
@@ -263,3 +264,96 @@ def test_any_fragmentation_of_an_encoded_stream_decodes_to_the_same_result(
 def test_whole_responses_decode_to_the_same_result(result: StreamResult) -> None:
     body = json.loads(json.dumps(encode_response(result, model="m", response_id="msg_1")))
     assert decode_response(body) == result
+
+
+# --- Anthropic bodies --------------------------------------------------------------------------------------------
+
+CACHE = st.just({"type": "ephemeral"})
+WIRE_TEXT = st.builds(
+    lambda t, c: {"type": "text", "text": t, **({"cache_control": c} if c else {})}, TEXT, st.none() | CACHE
+)
+WIRE_INPUT = st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=3)
+
+
+@st.composite
+def wire_turn(draw: st.DrawFn, counter: list[int]) -> list[dict[str, Any]]:
+    """An assistant message, and the user message answering its calls."""
+    blocks: list[dict[str, Any]] = draw(st.lists(THINKING | REDACTED, max_size=2))
+    blocks += draw(st.lists(WIRE_TEXT, max_size=2))
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        counter[0] += 1
+        call = {"type": "tool_use", "id": f"toolu_{counter[0]}", "name": draw(NAMES), "input": draw(WIRE_INPUT)}
+        calls.append({**call, **({"caller": {"type": "direct"}} if draw(st.booleans()) else {})})
+    if not blocks and not calls:
+        blocks = [draw(WIRE_TEXT)]
+    content = blocks + calls
+    if draw(st.booleans()):
+        content = draw(st.permutations(content))  # an order the internal message cannot hold: kept whole
+    turn = [{"role": "assistant", "content": content}]
+    if calls:
+        turn.append(
+            {
+                "role": "user",
+                "content": [draw(wire_result(call["id"])) for call in calls] + draw(st.lists(WIRE_TEXT, max_size=2)),
+            }
+        )
+    return turn
+
+
+@st.composite
+def wire_result(draw: st.DrawFn, call_id: str) -> dict[str, Any]:
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
+    content = draw(st.none() | TEXT | st.lists(WIRE_TEXT, min_size=1, max_size=2))
+    if content is not None:
+        result["content"] = content
+    flag = draw(st.sampled_from([None, True, False]))
+    if flag is not None:
+        result["is_error"] = flag
+    return result
+
+
+@st.composite
+def wire_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    counter = [0]
+    messages: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        if not messages or messages[-1]["role"] == "assistant":  # consecutive user messages get merged: lossy
+            messages.append({"role": "user", "content": draw(TEXT | st.lists(WIRE_TEXT, min_size=1, max_size=2))})
+        messages.extend(draw(wire_turn(counter)))
+    body: dict[str, Any] = {"model": "claude-sonnet-4-20250514", "max_tokens": draw(st.integers(5000, 9000))}
+    system = draw(st.none() | TEXT | st.lists(WIRE_TEXT, min_size=1, max_size=2))
+    if system is not None:
+        body["system"] = system
+    body["messages"] = messages
+    if draw(st.booleans()):
+        body["tools"] = [
+            {"name": n, "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}
+            for n in draw(st.lists(NAMES, min_size=1, max_size=2))
+        ]
+    choice = draw(
+        st.none()
+        | st.sampled_from(
+            [
+                {"type": "auto"},
+                {"type": "none"},
+                {"type": "any", "disable_parallel_tool_use": True},
+                {"type": "tool", "name": "f"},
+            ]
+        )
+    )
+    if choice is not None:
+        body["tool_choice"] = choice
+    if draw(st.booleans()):
+        body["thinking"] = draw(
+            st.sampled_from([{"type": "enabled", "budget_tokens": 4000}, {"type": "adaptive"}, {"type": "disabled"}])
+        )
+    if draw(st.booleans()):
+        body["metadata"] = {"user_id": draw(TEXT)}
+    return body
+
+
+@SETTINGS
+@given(wire_bodies())
+def test_anthropic_bodies_survive_wire_internal_wire(body: dict[str, Any]) -> None:
+    assert encode_request(import_request(copy.deepcopy(body)).value).value == body
