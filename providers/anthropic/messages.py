@@ -84,7 +84,7 @@ class MessageEncoder:
             self.notes.append(f"message {position}: developer message sent as system (Anthropic has no developer role)")
         if self.out or self.called:
             self.notes.append(
-                f"system message at position {position} moved to the top-level `system` field "
+                f"message {position} ({message.get('role')}): moved to the top-level `system` field "
                 "(Anthropic has no system message inside the conversation)"
             )
         self.system.append(message)

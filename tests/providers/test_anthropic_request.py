@@ -67,7 +67,7 @@ def test_a_system_message_in_the_middle_is_moved_to_the_top() -> None:
     assert translation.value["system"] == "Answer in French."
     assert [m["role"] for m in translation.value["messages"]] == ["user", "assistant", "user"]
     assert (
-        "system message at position 2 moved to the top-level `system` field "
+        "message 2 (system): moved to the top-level `system` field "
         "(Anthropic has no system message inside the conversation)"
     ) in translation.notes
 
