@@ -9,7 +9,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from playground.demo_catalog import load_example_tools, load_simulated_endpoints
 from playground.models import Membership, Role, Team
+from playground.teams import ensure_personal_team
 
 DEMO_USERNAME = "demo"
 DEMO_TEAM_NAME = "Demo team"
@@ -39,6 +41,9 @@ def load_demo_data() -> Team:
             mate.set_unusable_password()
             mate.save(update_fields=["password"])
         Membership.objects.get_or_create(user=mate, team=team, defaults={"role": role})
+    load_simulated_endpoints()
+    load_example_tools(team)
+    load_example_tools(ensure_personal_team(demo))
     return team
 
 

@@ -54,3 +54,10 @@ class Membership(models.Model):
     @property
     def can_edit(self) -> bool:
         return self.role in {Role.OWNER, Role.EDITOR}
+
+
+# Models of the other areas live in their own modules; importing them here registers them with the app.
+from playground.catalog import Endpoint, Tool  # noqa: E402
+from playground.history import Conversation, Message, RoundTrip  # noqa: E402
+
+__all__ = ["Conversation", "Endpoint", "Membership", "Message", "Role", "RoundTrip", "Team", "Tool"]

@@ -1,0 +1,88 @@
+"""Saved conversations: every message and every model round trip, kept as it happens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+def default_settings() -> dict[str, Any]:
+    return {}
+
+
+class Conversation(models.Model):
+    class Status(models.TextChoices):
+        IDLE = "idle", "Ready"
+        RUNNING = "running", "Running"
+        WAITING = "waiting", "Waiting for you"
+        DONE = "done", "Done"
+        ERROR = "error", "Error"
+        STOPPED = "stopped", "Stopped"
+        LIMIT = "limit", "Stopped at a limit"
+
+    team = models.ForeignKey("playground.Team", on_delete=models.CASCADE, related_name="conversations")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    title = models.CharField(max_length=200, blank=True)
+    endpoint = models.ForeignKey("playground.Endpoint", null=True, blank=True, on_delete=models.SET_NULL)
+    endpoint_name = models.CharField(max_length=100, blank=True)  # kept if the endpoint is deleted
+    format = models.CharField(max_length=20, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    settings = models.JSONField(default=default_settings, blank=True)
+    tools = models.JSONField(default=list, blank=True)  # ToolConfig snapshots, exactly as the run used them
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.IDLE)
+    status_message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class RoundTrip(models.Model):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="round_trips")
+    position = models.PositiveIntegerField()
+    format = models.CharField(max_length=20)
+    model = models.CharField(max_length=200, blank=True)
+    request = models.JSONField(default=dict)  # internal (OpenAI Chat) request
+    notes = models.JSONField(default=list, blank=True)  # what the translation changed
+    wire_request = models.JSONField(null=True, blank=True)  # method, url, redacted headers, body
+    wire_events = models.JSONField(default=list, blank=True)  # raw events with their time since the request
+    status_code = models.IntegerField(null=True, blank=True)
+    finish_reason = models.CharField(max_length=30, blank=True)
+    raw_finish_reason = models.CharField(max_length=60, blank=True)
+    usage = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    complete = models.BooleanField(default=False)
+    ttfb_ms = models.FloatField(null=True, blank=True)
+    total_ms = models.FloatField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [models.UniqueConstraint(fields=["conversation", "position"], name="unique_round_trip_position")]
+
+    def __str__(self) -> str:
+        return f"round trip {self.position} of {self.conversation_id}"
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    position = models.PositiveIntegerField()
+    role = models.CharField(max_length=12)
+    data = models.JSONField()  # the internal (OpenAI Chat) message, exactly as sent to the model
+    complete = models.BooleanField(default=True)  # False: the stream broke off; what arrived is kept
+    round_trip = models.ForeignKey(RoundTrip, null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
+    meta = models.JSONField(default=dict, blank=True)  # tool results: source, attempt, tool name
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [models.UniqueConstraint(fields=["conversation", "position"], name="unique_message_position")]
+
+    def __str__(self) -> str:
+        return f"{self.role} message {self.position} of {self.conversation_id}"
