@@ -45,6 +45,7 @@ from providers.anthropic.request import encode_request
 from providers.anthropic.response import decode_response, encode_response, response_events
 from providers.anthropic.stream import AnthropicStreamDecoder, AnthropicStreamState, new_stream_decoder
 from providers.anthropic.stream_encode import encode_stream
+from providers.anthropic.tools import encode_tools, import_tools
 
 __all__ = [
     "NAME",
@@ -56,7 +57,9 @@ __all__ = [
     "encode_request",
     "encode_response",
     "encode_stream",
+    "encode_tools",
     "import_request",
+    "import_tools",
     "new_stream_decoder",
     "response_events",
 ]
