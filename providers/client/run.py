@@ -24,6 +24,7 @@ from providers.types import ChatRequest
 
 @dataclass(frozen=True, slots=True)
 class RequestSent:
+    request: ChatRequest  # the internal request this wire request translates
     wire_request: WireRequest
     notes: list[str]
 
@@ -95,7 +96,7 @@ class RoundTripRun:
     async def _on_request(self, wire_request: WireRequest) -> None:
         self.clock = Clock()  # time from the moment the request leaves, not from translation
         self.wire_request = wire_request
-        await self.emit(RequestSent(wire_request, self.notes))
+        await self.emit(RequestSent(self.request, wire_request, self.notes))
 
     async def _read_stream(self, response: Any) -> None:
         parser, decoder = SSEParser(), self.codec.new_stream_decoder()

@@ -1,0 +1,103 @@
+"""The chat socket of one conversation. Thin: check who may do what, hand work to the service, relay frames."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from playground.chat.options import parse_options
+from playground.chat.registry import REGISTRY, ActiveRun, Frame, send_control
+from playground.chat.service import TurnRefused, start_turn
+from playground.consumers import CLOSE_UNAUTHENTICATED, ConversationConsumer
+from playground.history import Conversation
+from playground.teams import membership_for
+
+CONTROL_TYPES = {"tool_result", "approval", "stop"}
+
+
+class ChatConsumer(ConversationConsumer):
+    conversation: Conversation | None = None
+    can_edit: bool = False
+    direct_run_id: str = ""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.conversation, self.can_edit = await self._load(user, self.scope["url_route"]["kwargs"]["conversation_id"])
+        if self.conversation is None:
+            await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
+            return
+        await self.join()
+        run = REGISTRY.get(self.conversation.pk)
+        if run is not None:
+            self._subscribe(run)
+        await self.accept()
+        await self.send_json(await self._snapshot(run))
+
+    @database_sync_to_async
+    def _load(self, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
+        conversation = Conversation.objects.filter(pk=conversation_id).select_related("team").first()
+        membership = membership_for(user, conversation.team) if conversation else None
+        return (conversation, membership.can_edit) if membership else (None, False)
+
+    async def _snapshot(self, run: ActiveRun | None) -> Frame:
+        assert self.conversation is not None
+        conversation = await Conversation.objects.aget(pk=self.conversation.pk)
+        return {
+            "type": "snapshot",
+            "running": run is not None,
+            "status": conversation.status,
+            "label": conversation.get_status_display(),
+            "message": conversation.status_message,
+            "message_count": await conversation.messages.acount(),
+            "frames": list(run.round_trip_frames) if run else [],
+            "waiting": list(run.waiting.values()) if run else [],
+        }
+
+    def _subscribe(self, run: ActiveRun) -> None:
+        self.direct_run_id = run.run_id
+        run.subscribers.add(self.send_json)
+
+    async def disconnect(self, code: int) -> None:
+        if self.conversation is not None:
+            run = REGISTRY.get(self.conversation.pk)
+            if run is not None:
+                run.subscribers.discard(self.send_json)
+        await super().disconnect(code)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind in {"send", *CONTROL_TYPES} and not self.can_edit:
+            await self.send_json({"type": "error", "error": "Viewers can read this conversation but not run it."})
+        elif kind == "send":
+            await self._send_turn(content)
+        elif kind in CONTROL_TYPES:
+            assert self.conversation is not None
+            await send_control(self.conversation.pk, content)
+        else:
+            await super().receive_json(content, **kwargs)
+
+    async def _send_turn(self, content: dict[str, Any]) -> None:
+        assert self.conversation is not None
+        options, errors = parse_options(content.get("options") or {})
+        if options is None:
+            await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
+            return
+        conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
+        try:
+            run = await start_turn(conversation=conversation, text=str(content.get("text") or ""), options=options)
+        except TurnRefused as exc:
+            await self.send_json({"type": "error", "error": str(exc)})
+            return
+        self._subscribe(run)  # before the run's first frame: the task has not run yet
+        await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
+
+    async def conversation_batch(self, event: dict[str, Any]) -> None:
+        """Frames of a run held by another process (or by this one, for sockets that joined before it started)."""
+        if event["run_id"] == self.direct_run_id:
+            return  # this socket already got them directly
+        for frame in event["frames"]:
+            await self.send_json(frame)

@@ -1,0 +1,215 @@
+"""The tool loop's hooks for a saved conversation: save each piece as it happens and send it to the browsers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Max
+
+from playground.chat.registry import ActiveRun, Frame
+from playground.history import Conversation, Message, RoundTrip
+from playground.tooling.loop import Decision
+from playground.tooling.results import ToolResult
+from playground.tooling.schema import check_arguments
+from playground.tooling.tools import ToolConfig
+from providers import events as ev
+from providers.client import RequestSent, Update, WireEvent
+from providers.client import RoundTrip as ClientRoundTrip
+from providers.types import Message as InternalMessage
+from providers.types import ToolCall
+
+
+@dataclass
+class _LiveCall:
+    id: str
+    name: str
+    parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ConversationHooks:
+    conversation: Conversation
+    run: ActiveRun
+    tools: dict[str, ToolConfig]
+    first_position: int = 0  # position of this run's first round trip in the conversation
+    rows: dict[int, RoundTrip] = field(default_factory=dict)
+    calls: dict[int, _LiveCall] = field(default_factory=dict)
+
+    async def prepare(self) -> None:
+        last = await self.conversation.round_trips.aaggregate(last=Max("position"))
+        self.first_position = 0 if last["last"] is None else last["last"] + 1
+
+    def position(self, index: int) -> int:
+        return self.first_position + index
+
+    async def on_update(self, round_trip_index: int, update: Update) -> None:
+        rt = self.position(round_trip_index)
+        if isinstance(update, RequestSent):
+            await self._request_sent(rt, update)
+        elif isinstance(update, WireEvent):
+            await self.run.emit({"type": "rt.wire", "rt": rt, **update.to_dict()})
+        else:
+            await self.run.emit({"type": "rt.delta", "rt": rt, **ev.event_to_dict(update)})
+            await self._track_call(rt, update)
+
+    async def _request_sent(self, rt: int, update: RequestSent) -> None:
+        self.run.new_round_trip()
+        self.calls = {}
+        self.rows[rt] = await RoundTrip.objects.acreate(
+            conversation=self.conversation,
+            position=rt,
+            format=self.conversation.format,
+            model=self.conversation.model,
+            request=dict(update.request),
+            notes=update.notes,
+            wire_request=update.wire_request.to_dict(),
+        )
+        await self.run.emit(
+            {
+                "type": "rt.start",
+                "rt": rt,
+                "request": update.request,
+                "notes": update.notes,
+                "wire_request": update.wire_request.to_dict(),
+            }
+        )
+
+    async def _track_call(self, rt: int, event: ev.Event) -> None:
+        """Follow each call's arguments so a finished call is validated against its tool's schema at once."""
+        if isinstance(event, ev.ToolCallStart):
+            self.calls[event.index] = _LiveCall(event.id, event.name)
+        elif isinstance(event, ev.ToolCallDelta) and event.index in self.calls:
+            self.calls[event.index].parts.append(event.arguments)
+        elif isinstance(event, ev.ToolCallEnd) and event.index in self.calls:
+            await self.run.emit(self._check_frame(rt, event.index, self.calls[event.index]))
+
+    def _check_frame(self, rt: int, index: int, call: _LiveCall) -> Frame:
+        tool = self.tools.get(call.name)
+        check = check_arguments(tool.parameters if tool else None, "".join(call.parts))
+        return {
+            "type": "tool.check",
+            "rt": rt,
+            "index": index,
+            "call_id": call.id,
+            "ok": check.ok,
+            "known_tool": tool is not None,
+            "problems": [{"path": p.path, "message": p.message} for p in check.problems],
+        }
+
+    async def on_round_trip(self, round_trip_index: int, round_trip: ClientRoundTrip) -> None:
+        rt = self.position(round_trip_index)
+        row = self.rows.get(rt) or RoundTrip(
+            conversation=self.conversation, position=rt, format=self.conversation.format
+        )
+        _fill_round_trip(row, round_trip)
+        await row.asave()
+        self.rows[rt] = row
+        await self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
+
+    async def on_message(self, message: InternalMessage, *, complete: bool) -> None:
+        row = self.rows.get(max(self.rows)) if self.rows else None
+        saved = await self._save_message(message, complete=complete, round_trip=row)
+        await self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+
+    async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
+        meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"]}
+        message: InternalMessage = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+        if result.is_error:
+            message["is_error"] = True
+        await self._save_message(message, complete=True, meta=meta)
+        frame = {"type": "tool.result", "call_id": call["id"], "content": result.content, "is_error": result.is_error}
+        await self.run.emit({**frame, **meta}, live=False)
+
+    async def manual_result(self, call: ToolCall) -> ToolResult:
+        answer = await self._ask(call, "manual")
+        return ToolResult(str(answer.get("content", "")), bool(answer.get("is_error")), "manual")
+
+    async def approve(self, call: ToolCall) -> Decision:
+        answer = await self._ask(call, "approval")
+        if answer.get("action") == "deny":
+            return Decision("deny", reason=str(answer.get("reason") or "The user denied this tool call."))
+        arguments = answer.get("arguments")
+        return Decision("approve", arguments=arguments if isinstance(arguments, str) else None)
+
+    async def _ask(self, call: ToolCall, kind: str) -> dict[str, Any]:
+        await self.set_status(Conversation.Status.WAITING, "Waiting for you to answer a tool call.")
+        frame = {
+            "type": "tool.awaiting",
+            "kind": kind,
+            "call_id": call["id"],
+            "name": call["function"]["name"],
+            "arguments": call["function"]["arguments"],
+        }
+        answer = await self.run.wait_for_answer(call["id"], frame)
+        await self.set_status(Conversation.Status.RUNNING, "")
+        return answer
+
+    async def set_status(self, status: str, message: str) -> None:
+        self.conversation.status, self.conversation.status_message = status, message
+        await self.conversation.asave(update_fields=["status", "status_message", "updated_at"])
+        label = Conversation.Status(status).label
+        await self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
+
+    async def finish(self, status: str, message: str) -> None:
+        await self.set_status(status, message)
+        await self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
+
+    async def _save_message(
+        self,
+        message: InternalMessage,
+        *,
+        complete: bool,
+        round_trip: RoundTrip | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Message:
+        return await append_message(self.conversation, message, complete=complete, round_trip=round_trip, meta=meta)
+
+
+async def append_message(
+    conversation: Conversation,
+    message: InternalMessage,
+    *,
+    complete: bool = True,
+    round_trip: RoundTrip | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Message:
+    last = await conversation.messages.aaggregate(last=Max("position"))
+    position = 0 if last["last"] is None else last["last"] + 1
+    return await Message.objects.acreate(
+        conversation=conversation,
+        position=position,
+        role=message["role"],
+        data=dict(message),
+        complete=complete,
+        round_trip=round_trip,
+        meta=meta or {},
+    )
+
+
+def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:
+    result = round_trip.result
+    row.request = dict(round_trip.request)
+    row.notes = round_trip.notes
+    row.wire_request = None if round_trip.wire_request is None else round_trip.wire_request.to_dict()
+    row.wire_events = [e.to_dict() for e in round_trip.wire_events]
+    row.status_code = round_trip.status
+    row.finish_reason = result.finish_reason or ""
+    row.raw_finish_reason = result.raw_finish_reason or ""
+    row.usage = dict(result.usage) if result.usage else None
+    row.error = None if result.error is None else result.error.to_dict()
+    row.complete = result.complete
+    row.ttfb_ms, row.total_ms = round_trip.ttfb_ms, round_trip.total_ms
+
+
+def summary(row: RoundTrip) -> dict[str, Any]:
+    return {
+        "status_code": row.status_code,
+        "finish_reason": row.finish_reason,
+        "raw_finish_reason": row.raw_finish_reason,
+        "usage": row.usage,
+        "error": row.error,
+        "complete": row.complete,
+        "ttfb_ms": row.ttfb_ms,
+        "total_ms": row.total_ms,
+    }

@@ -1,0 +1,89 @@
+"""A chat's settings, validated: the same rules for the page form and the WebSocket ``send`` message."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django import forms
+
+TOOL_CHOICES = ("auto", "none", "required")
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    endpoint_id: int
+    model: str
+    system: str = ""
+    tools: list[str] = field(default_factory=list)  # names of the team's tools to enable
+    tool_choice: str = "auto"  # auto | none | required | the name of one enabled tool
+    parallel_tool_calls: bool = True
+    temperature: float | None = None
+    max_tokens: int = 1024
+    reasoning: bool = False
+    stream: bool = True
+    approve: bool = False
+    max_round_trips: int = 8
+    max_invalid_retries: int = 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class OptionsForm(forms.Form):
+    endpoint_id = forms.IntegerField()
+    model = forms.CharField(max_length=200)
+    system = forms.CharField(required=False, max_length=100_000, strip=False)
+    tools = forms.JSONField(required=False)
+    tool_choice = forms.CharField(required=False, max_length=64)
+    parallel_tool_calls = forms.BooleanField(required=False)
+    temperature = forms.FloatField(required=False, min_value=0, max_value=2)
+    max_tokens = forms.IntegerField(required=False, min_value=1, max_value=200_000)
+    reasoning = forms.BooleanField(required=False)
+    stream = forms.BooleanField(required=False)
+    approve = forms.BooleanField(required=False)
+    max_round_trips = forms.IntegerField(required=False, min_value=1, max_value=50)
+    max_invalid_retries = forms.IntegerField(required=False, min_value=0, max_value=10)
+
+    def clean_tools(self) -> list[str]:
+        tools = self.cleaned_data.get("tools") or []
+        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+            raise forms.ValidationError("tools must be a list of tool names")
+        return tools
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        choice = data.get("tool_choice") or "auto"
+        if choice not in TOOL_CHOICES and choice not in (data.get("tools") or []):
+            self.add_error("tool_choice", f"tool_choice {choice!r} is not auto, none, required or an enabled tool")
+        return data
+
+    def options(self) -> ChatOptions:
+        data = self.cleaned_data
+        defaults = ChatOptions(endpoint_id=0, model="")
+        return ChatOptions(
+            endpoint_id=data["endpoint_id"],
+            model=data["model"],
+            system=data.get("system") or "",
+            tools=data.get("tools") or [],
+            tool_choice=data.get("tool_choice") or "auto",
+            parallel_tool_calls=bool(data.get("parallel_tool_calls")),
+            temperature=data.get("temperature"),
+            max_tokens=data.get("max_tokens") or defaults.max_tokens,
+            reasoning=bool(data.get("reasoning")),
+            stream=bool(data.get("stream")),
+            approve=bool(data.get("approve")),
+            max_round_trips=data.get("max_round_trips") or defaults.max_round_trips,
+            max_invalid_retries=_or(data.get("max_invalid_retries"), defaults.max_invalid_retries),
+        )
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def parse_options(payload: dict[str, Any]) -> tuple[ChatOptions | None, dict[str, list[str]]]:
+    form = OptionsForm(data=payload)
+    if not form.is_valid():
+        return None, {k: [str(m) for m in v] for k, v in form.errors.items()}
+    return form.options(), {}

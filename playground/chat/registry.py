@@ -1,0 +1,159 @@
+"""Runs in flight in this process, and how their frames reach browsers.
+
+A run belongs to the process that started it, not to a socket: closing the tab does not stop it. Frames go two
+ways: straight to the sockets of this process that watch the run (``self.send``, no channel layer, so nothing is
+dropped and nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
+Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+from playground.broadcast import conversation_group
+
+Frame = dict[str, Any]
+Subscriber = Callable[[Frame], Awaitable[None]]
+COALESCE_S = 0.025
+BATCH_TYPE = "conversation.batch"
+CONTROL_TYPE = "run.control"
+
+logger = logging.getLogger(__name__)
+
+
+def control_group(conversation_id: int) -> str:
+    return f"run.{conversation_id}"
+
+
+async def send_control(conversation_id: int, message: dict[str, Any]) -> None:
+    """Deliver a control message to the run of a conversation, whichever process holds it."""
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(control_group(conversation_id), {"type": CONTROL_TYPE, "message": message})
+
+
+@dataclass
+class ActiveRun:
+    conversation_id: int
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    round_trip_frames: list[Frame] = field(default_factory=list)  # replayed to a socket that joins mid-run
+    waiting: dict[str, Frame] = field(default_factory=dict)  # call id -> the frame that asked for input
+    answers: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+    _outbox: list[Frame] = field(default_factory=list)
+    _flusher: asyncio.Task[None] | None = None
+    _listener: asyncio.Task[None] | None = None
+    _channel: str = ""
+
+    async def emit(self, frame: Frame, *, live: bool = True) -> None:
+        """Send a frame now to local sockets, and soon to remote ones. ``live`` frames are replayed on join."""
+        if live:
+            self.round_trip_frames.append(frame)
+        for send in list(self.subscribers):
+            try:
+                await send(frame)
+            except Exception:  # a socket closing mid-send must not break the run
+                self.subscribers.discard(send)
+        self._outbox.append(frame)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_soon())
+
+    def new_round_trip(self) -> None:
+        self.round_trip_frames = []
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(COALESCE_S)
+        frames, self._outbox = self._outbox, []
+        if frames:
+            layer = get_channel_layer()
+            message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
+            await layer.group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+
+    async def flush(self) -> None:
+        if self._flusher is not None:
+            await self._flusher
+
+    async def wait_for_answer(self, call_id: str, frame: Frame) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.answers[call_id], self.waiting[call_id] = future, frame
+        await self.emit(frame, live=False)
+        try:
+            return await future
+        finally:
+            self.answers.pop(call_id, None)
+            self.waiting.pop(call_id, None)
+
+    async def listen(self) -> None:
+        layer = get_channel_layer()
+        assert layer is not None
+        self._channel = await layer.new_channel()
+        await layer.group_add(control_group(self.conversation_id), self._channel)
+        self._listener = asyncio.create_task(self._receive(layer))
+
+    async def _receive(self, layer: Any) -> None:
+        while True:
+            event = await layer.receive(self._channel)
+            if event.get("type") == CONTROL_TYPE:
+                self.control(event["message"])
+
+    def control(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "stop" and self.task is not None:
+            self.task.cancel()
+        elif kind in {"tool_result", "approval"}:
+            future = self.answers.get(str(message.get("call_id")))
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    async def close(self) -> None:
+        await self.flush()
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+        layer = get_channel_layer()
+        if layer is not None and self._channel:
+            await layer.group_discard(control_group(self.conversation_id), self._channel)
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.runs: dict[int, ActiveRun] = {}
+
+    def get(self, conversation_id: int) -> ActiveRun | None:
+        return self.runs.get(conversation_id)
+
+    def is_running(self, conversation_id: int) -> bool:
+        return conversation_id in self.runs
+
+    async def start(self, conversation_id: int, body: Callable[[ActiveRun], Awaitable[None]]) -> ActiveRun:
+        if conversation_id in self.runs:
+            raise RuntimeError("This conversation is already running.")
+        run = ActiveRun(conversation_id)
+        self.runs[conversation_id] = run
+        await run.listen()
+        run.task = asyncio.create_task(self._run(run, body))
+        return run
+
+    async def _run(self, run: ActiveRun, body: Callable[[ActiveRun], Awaitable[None]]) -> None:
+        try:
+            await body(run)
+        except asyncio.CancelledError:
+            pass  # Stop: the body saved what it had; the task ends quietly
+        except Exception:
+            logger.exception("run of conversation %s failed", run.conversation_id)
+        finally:
+            self.runs.pop(run.conversation_id, None)
+            await run.close()
+
+
+REGISTRY = Registry()

@@ -1,0 +1,139 @@
+"""Starting a turn and running the tool loop for a saved conversation. Callable from a consumer, a view or a test."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+
+from playground.catalog import Endpoint, Tool
+from playground.chat.hooks import ConversationHooks, append_message
+from playground.chat.options import ChatOptions
+from playground.chat.registry import REGISTRY, ActiveRun
+from playground.history import Conversation
+from playground.models import Team
+from playground.tooling.loop import LoopSettings, Outcome, ToolLoop, request_for
+from playground.tooling.tools import ToolConfig
+from providers.types import ChatRequest, Message
+
+OUTCOME_STATUS = {
+    "done": Conversation.Status.DONE,
+    "error": Conversation.Status.ERROR,
+    "max_round_trips": Conversation.Status.LIMIT,
+    "invalid_arguments": Conversation.Status.LIMIT,
+}
+
+
+class TurnRefused(Exception):
+    """The turn cannot start; the message says why, for the page."""
+
+
+def visible_endpoints(team: Team) -> Any:
+    return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True))
+
+
+async def start_turn(*, conversation: Conversation, text: str, options: ChatOptions) -> ActiveRun:
+    """Save the user's message and the chat's settings, then start the loop in the background."""
+    if REGISTRY.is_running(conversation.pk):
+        raise TurnRefused("This conversation is still running: stop it or wait for it to finish.")
+    if not text.strip():
+        raise TurnRefused("Type a message first.")
+    endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
+    if endpoint is None:
+        raise TurnRefused("Pick a provider endpoint.")
+    tools = [t.config() async for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
+    missing = sorted(set(options.tools) - {t.name for t in tools})
+    if missing:
+        raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
+    await _configure(conversation, endpoint, options, tools, text)
+    await append_message(conversation, {"role": "user", "content": text})
+    return await REGISTRY.start(conversation.pk, lambda run: run_conversation(conversation.pk, run))
+
+
+async def _configure(
+    conversation: Conversation, endpoint: Endpoint, options: ChatOptions, tools: list[ToolConfig], text: str
+) -> None:
+    conversation.endpoint, conversation.endpoint_name = endpoint, endpoint.name
+    conversation.format, conversation.model = endpoint.format, options.model
+    conversation.settings = options.to_dict()
+    conversation.tools = [t.to_dict() for t in tools]  # a snapshot: editing a tool later changes nothing here
+    conversation.title = conversation.title or text.strip().splitlines()[0][:80]
+    conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
+    await conversation.asave()
+
+
+async def run_conversation(conversation_id: int, run: ActiveRun) -> None:
+    conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
+    tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
+    hooks = ConversationHooks(conversation, run, tools)
+    await hooks.prepare()
+    await hooks.set_status(Conversation.Status.RUNNING, "")
+    history = [m.data async for m in conversation.messages.order_by("position")]
+    try:
+        outcome = await _loop(conversation, tools, hooks, history).run()
+    except asyncio.CancelledError:
+        await hooks.finish(Conversation.Status.STOPPED, "Stopped by you. Everything that had arrived is saved.")
+        raise
+    except Exception as exc:
+        await hooks.finish(Conversation.Status.ERROR, f"Unexpected error: {exc}")
+        raise
+    await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
+
+
+def _message(outcome: Outcome) -> str:
+    if outcome.error is not None:
+        retry = f" Retry after {outcome.error.retry_after:g} s." if outcome.error.retry_after else ""
+        return f"{outcome.error.message}{retry}"
+    return outcome.message
+
+
+def _loop(
+    conversation: Conversation, tools: dict[str, ToolConfig], hooks: ConversationHooks, history: list[Message]
+) -> ToolLoop:
+    options = ChatOptions(**conversation.settings)
+    endpoint = conversation.endpoint
+    if endpoint is None:
+        raise RuntimeError("The endpoint of this conversation was deleted.")
+    client = endpoint.client_endpoint(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
+    request = build_request(conversation, options, list(tools.values()), history)
+    loop_settings = LoopSettings(options.max_round_trips, options.max_invalid_retries, options.approve)
+    return ToolLoop(client, request, tools, hooks, loop_settings)
+
+
+def build_request(
+    conversation: Conversation, options: ChatOptions, tools: list[ToolConfig], history: list[Message]
+) -> ChatRequest:
+    base: dict[str, Any] = {"model": conversation.model, "stream": options.stream, "max_tokens": options.max_tokens}
+    if options.temperature is not None:
+        base["temperature"] = options.temperature
+    if options.reasoning:
+        base["reasoning"] = {"enabled": True}
+    if tools:
+        base["tool_choice"] = _tool_choice(options.tool_choice)
+        base["parallel_tool_calls"] = options.parallel_tool_calls
+    system: list[Message] = [{"role": "system", "content": options.system}] if options.system.strip() else []
+    return request_for({**base, "messages": system + answered_only(history)}, tools)
+
+
+def _tool_choice(choice: str) -> str | dict[str, Any]:
+    if choice in {"auto", "none", "required"}:
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def answered_only(history: list[Message]) -> list[Message]:
+    """Drop tool calls that never got a result (a run stopped while waiting), which every provider would reject."""
+    answered = {m.get("tool_call_id") for m in history if m.get("role") == "tool"}
+    kept: list[Message] = []
+    for message in history:
+        calls = message.get("tool_calls")
+        if calls:
+            message = {**message, "tool_calls": [c for c in calls if c["id"] in answered]}
+            if not message["tool_calls"]:
+                del message["tool_calls"]
+                if not message.get("content"):
+                    continue
+        kept.append(message)
+    return kept
