@@ -23,8 +23,8 @@ from providers.openai_chat.wire import NAME
 from providers.translation import Translation, TranslationError
 from providers.types import ChatRequest
 
-_PASSED: tuple[str, ...] = ("model", "tools", "tool_choice", "parallel_tool_calls", "temperature", "max_tokens")
-_KNOWN: frozenset[str] = frozenset({*_PASSED, "messages", "stream"})
+_SETTINGS: tuple[str, ...] = ("tools", "tool_choice", "parallel_tool_calls", "temperature", "max_tokens")
+_KNOWN: frozenset[str] = frozenset({"model", "messages", "stream", *_SETTINGS})
 _MAX_ID = 40
 _INCLUDE_USAGE = {"include_usage": True}
 
@@ -40,7 +40,7 @@ def encode_request(request: ChatRequest, *, tool_call_content: str | None = None
     ]
     body: dict[str, Any] = {"model": request["model"]} if "model" in request else {}
     body["messages"] = messages
-    body.update({key: request[key] for key in _PASSED[1:] if key in request})  # type: ignore[literal-required]
+    body.update({key: request[key] for key in _SETTINGS if key in request})  # type: ignore[literal-required]
     if request.get("stream"):
         body["stream"] = True
         body["stream_options"] = dict(_INCLUDE_USAGE)
@@ -57,7 +57,7 @@ def import_request(body: dict[str, Any]) -> Translation[ChatRequest]:
     if not isinstance(body, dict):
         raise TranslationError("a request body must be a JSON object")
     notes = check_messages(body.get("messages"))
-    request: dict[str, Any] = {key: body[key] for key in _PASSED if key in body}
+    request: dict[str, Any] = {key: body[key] for key in ("model", *_SETTINGS) if key in body}
     request["messages"] = [
         import_message(message, position, notes) for position, message in enumerate(body["messages"])
     ]

@@ -83,6 +83,8 @@ class OpenAIChatStreamDecoder:
         try:
             chunk = json.loads(data)
         except ValueError:
+            if event.event == "error":  # an error event is an error even when its text is not JSON
+                return self._fail(ProviderError("stream", data[:300], raw=data))
             return self._fail(ProviderError("invalid_response", f"stream chunk is not JSON: {data[:120]}", raw=data))
         if not isinstance(chunk, dict):
             return self._fail(ProviderError("invalid_response", f"stream chunk is not an object: {data[:120]}"))

@@ -385,6 +385,12 @@ def test_finish_reasons_are_mapped() -> None:
         assert feed([chunk({}, raw)]) == [ev.Finish(internal, raw)]
 
 
+def test_error_event_with_plain_text() -> None:
+    events = feed([SSEEvent("upstream timed out", event="error")])
+    assert isinstance(events[0], ev.StreamError)
+    assert (events[0].error.type, events[0].error.message) == ("stream", "upstream timed out")
+
+
 def test_chunk_that_is_not_json_is_an_invalid_response() -> None:
     events = feed([chunk({"content": "a"}), SSEEvent("<html>502 Bad Gateway</html>")])
     assert isinstance(events[1], ev.StreamError) and events[1].error.type == "invalid_response"
