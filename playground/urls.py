@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from playground import team_views, views
 
@@ -11,7 +11,7 @@ urlpatterns = [
     path("tools/", views.tools, name="tools"),
     path("conversations/", views.conversations, name="conversations"),
     path("compare/", views.compare, name="compare"),
-    path("providers/", views.providers, name="providers"),
+    path("providers/", include("playground.endpoint_urls")),
     path("team/", team_views.team, name="team"),
     path("team/new/", team_views.create_team, name="team-create"),
     path("team/switch/", team_views.switch_team, name="team-switch"),

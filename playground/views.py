@@ -35,13 +35,3 @@ def conversations(request: HttpRequest) -> HttpResponse:
 @login_required
 def compare(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/compare.html", {"section": "compare"})
-
-
-@require_GET
-@login_required
-def providers(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "playground/providers.html",
-        {"section": "providers", "simulator_url": settings.CROSSWIRE_SIMULATOR_URL},
-    )
