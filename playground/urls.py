@@ -8,7 +8,7 @@ from playground import team_views, views
 
 urlpatterns = [
     path("", views.playground, name="playground"),
-    path("tools/", views.tools, name="tools"),
+    path("tools/", include("playground.tool_urls")),
     path("conversations/", views.conversations, name="conversations"),
     path("compare/", views.compare, name="compare"),
     path("providers/", include("playground.endpoint_urls")),

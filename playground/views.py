@@ -21,12 +21,6 @@ def playground(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-def tools(request: HttpRequest) -> HttpResponse:
-    return render(request, "playground/tools.html", {"section": "tools"})
-
-
-@require_GET
-@login_required
 def conversations(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/conversations.html", {"section": "conversations"})
 
