@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from playground.consumers import ConversationConsumer, LiveConsumer
+from playground.chat.consumer import ChatConsumer
+from playground.consumers import LiveConsumer
 
 websocket_urlpatterns = [
     path("ws/status/", LiveConsumer.as_asgi()),
-    path("ws/conversations/<int:conversation_id>/", ConversationConsumer.as_asgi()),
+    path("ws/conversations/<int:conversation_id>/", ChatConsumer.as_asgi()),
 ]

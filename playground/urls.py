@@ -7,7 +7,7 @@ from django.urls import include, path
 from playground import team_views, views
 
 urlpatterns = [
-    path("", views.playground, name="playground"),
+    path("", include("playground.chat.urls")),
     path("tools/", include("playground.tool_urls")),
     path("conversations/", views.conversations, name="conversations"),
     path("compare/", views.compare, name="compare"),

@@ -11,16 +11,6 @@ from django.views.decorators.http import require_GET
 
 @require_GET
 @login_required
-def playground(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "playground/playground.html",
-        {"section": "playground", "simulator_url": settings.CROSSWIRE_SIMULATOR_URL},
-    )
-
-
-@require_GET
-@login_required
 def conversations(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/conversations.html", {"section": "conversations"})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,8 @@ class ConversationHooks:
     first_position: int = 0  # position of this run's first round trip in the conversation
     rows: dict[int, RoundTrip] = field(default_factory=dict)
     calls: dict[int, _LiveCall] = field(default_factory=dict)
+    # Parallel calls are answered concurrently; their results must still take one position each, in turn.
+    _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def prepare(self) -> None:
         last = await self.conversation.round_trips.aaggregate(last=Max("position"))
@@ -163,7 +166,8 @@ class ConversationHooks:
         round_trip: RoundTrip | None = None,
         meta: dict[str, Any] | None = None,
     ) -> Message:
-        return await append_message(self.conversation, message, complete=complete, round_trip=round_trip, meta=meta)
+        async with self._append_lock:
+            return await append_message(self.conversation, message, complete=complete, round_trip=round_trip, meta=meta)
 
 
 async def append_message(

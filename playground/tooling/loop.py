@@ -68,7 +68,6 @@ class ToolLoop:
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
         self.invalid_attempts: Counter[str] = Counter()
-        self.calls_seen: Counter[str] = Counter()  # per tool name, to number each attempt on the cards
 
     async def run(self) -> Outcome:
         for index in range(self.settings.max_round_trips):
@@ -121,7 +120,6 @@ class ToolLoop:
 
     async def _answer(self, call: ToolCall) -> ToolResult:
         name = call["function"]["name"]
-        self.calls_seen[name] += 1
         tool = self.tools.get(name)
         if tool is None:
             result = ToolResult(f"No tool named {name!r} is enabled in this chat.", True, "validation")
@@ -147,7 +145,9 @@ class ToolLoop:
         return await self._deliver(call, result)
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
-        await self.hooks.on_tool_result(call, result, attempt=self.calls_seen[call["function"]["name"]])
+        # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).
+        attempt = self.invalid_attempts[call["function"]["name"]] + (0 if result.source == "validation" else 1)
+        await self.hooks.on_tool_result(call, result, attempt=attempt)
         return result
 
     def _exhausted(self, name: str) -> bool:

@@ -119,6 +119,7 @@ async def test_parallel_calls_are_answered_in_call_order() -> None:
     assert len(calls) == 2
     tool_messages = [m for m in recorder.round_trips[1].request["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == [c["id"] for c in calls]
+    assert [attempt for _, _, attempt in recorder.results] == [1, 1], "parallel calls are not retries"
 
 
 async def test_denied_call_is_answered_with_an_error_the_model_sees() -> None:
@@ -141,8 +142,8 @@ async def test_approved_call_runs_with_edited_arguments() -> None:
 async def test_invalid_arguments_get_a_validation_error_result() -> None:
     recorder = Recorder()
     outcome = await loop('/call get_weather {"city": 5}', [WEATHER], recorder).run()
-    [(_, result, _)] = recorder.results
-    assert result.is_error and result.source == "validation"
+    [(_, result, attempt)] = recorder.results
+    assert result.is_error and result.source == "validation" and attempt == 1
     assert "/city: 5 is not of type 'string'" in result.content
     assert outcome.status == "done" and recorder.asked == []
 

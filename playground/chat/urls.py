@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from playground.chat import views
+
+urlpatterns = [
+    path("", views.playground, name="playground"),
+    path("c/new/", views.new_chat, name="chat-new"),
+    path("c/<int:pk>/", views.chat, name="chat"),
+    path("c/<int:pk>/transcript/", views.transcript_partial, name="chat-transcript"),
+    path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),
+]

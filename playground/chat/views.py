@@ -1,0 +1,99 @@
+"""The playground pages: a conversation with its settings, transcript and panes; htmx partials of the last two."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from playground.catalog import Tool
+from playground.chat.options import ChatOptions
+from playground.chat.present import round_trip_view, transcript
+from playground.chat.registry import REGISTRY
+from playground.chat.service import visible_endpoints
+from playground.history import Conversation
+from playground.teams import get_current_team, membership_for
+
+
+def _get_conversation_for_user(request: HttpRequest, pk: int) -> tuple[Conversation, bool]:
+    conversation = Conversation.objects.filter(pk=pk).select_related("team").first()
+    membership = membership_for(request.user, conversation.team) if conversation else None  # type: ignore[arg-type]
+    if conversation is None or membership is None:
+        raise Http404("No such conversation.")
+    return conversation, membership.can_edit
+
+
+def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
+    """A new chat starts from the settings of the user's last one, else the simulator and every team tool."""
+    previous = Conversation.objects.filter(team=team, created_by=request.user).exclude(settings={}).first()
+    if previous is not None:
+        return dict(previous.settings)
+    endpoint = visible_endpoints(team).filter(team__isnull=True, format="openai-chat").first()
+    tools = list(Tool.objects.filter(team=team).values_list("name", flat=True))
+    model = endpoint.default_model if endpoint else ""
+    return ChatOptions(endpoint_id=endpoint.pk if endpoint else 0, model=model, tools=tools).to_dict()
+
+
+@require_GET
+@login_required
+def playground(request: HttpRequest) -> HttpResponse:
+    """The latest empty chat of this user, or a new one: the playground always opens ready to type."""
+    team = get_current_team(request)
+    draft = Conversation.objects.filter(team=team, created_by=request.user, messages__isnull=True).first()
+    if draft is None:
+        draft = Conversation.objects.create(
+            team=team, created_by=request.user, settings=_default_options(request, team)
+        )
+    return redirect("chat", pk=draft.pk)
+
+
+@require_POST
+@login_required
+def new_chat(request: HttpRequest) -> HttpResponse:
+    team = get_current_team(request)
+    conversation = Conversation.objects.create(
+        team=team, created_by=request.user, settings=_default_options(request, team)
+    )
+    return redirect("chat", pk=conversation.pk)
+
+
+def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -> dict[str, Any]:
+    messages = list(conversation.messages.order_by("position"))
+    round_trips = list(conversation.round_trips.order_by("position").prefetch_related("messages"))
+    options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
+    return {
+        "section": "playground",
+        "conversation": conversation,
+        "can_edit": can_edit,
+        "running": REGISTRY.is_running(conversation.pk),
+        "options": options,
+        "endpoints": list(visible_endpoints(conversation.team)),
+        "team_tools": list(Tool.objects.filter(team=conversation.team)),
+        "messages": transcript(conversation, messages, {rt.pk: rt for rt in round_trips}),
+        "message_count": len(messages),
+        "round_trips": [round_trip_view(rt) for rt in round_trips],
+    }
+
+
+@require_GET
+@login_required
+def chat(request: HttpRequest, pk: int) -> HttpResponse:
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    return render(request, "chat/page.html", _context(request, conversation, can_edit))
+
+
+@require_GET
+@login_required
+def transcript_partial(request: HttpRequest, pk: int) -> HttpResponse:
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    return render(request, "chat/page.html#transcript", _context(request, conversation, can_edit))
+
+
+@require_GET
+@login_required
+def panes_partial(request: HttpRequest, pk: int) -> HttpResponse:
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    return render(request, "chat/page.html#panes", _context(request, conversation, can_edit))

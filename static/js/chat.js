@@ -1,0 +1,419 @@
+// The chat's live stream: one WebSocket per conversation, frames rendered as they arrive.
+// Saved state is server-rendered (htmx partials); this file only draws what is still in flight, and asks the
+// server for the saved version when a run ends. Frame types are documented in docs/websocket.md.
+(function () {
+  "use strict";
+  var root = document.getElementById("chat");
+  if (!root) return;
+
+  var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {} };
+  var live = document.getElementById("live");
+  var livePanes = document.getElementById("live-panes");
+  var composer = document.getElementById("composer");
+  var sendButton = document.getElementById("send");
+  var stopButton = document.getElementById("stop");
+
+  // ---- small DOM helpers -------------------------------------------------------------------------------------
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+  function testid(node, id) { node.setAttribute("data-testid", id); return node; }
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+  function jsonBlock(value) {
+    var pre = el("pre", "json");
+    if (window.JsonView) window.JsonView.render(pre, value); else pre.textContent = JSON.stringify(value, null, 2);
+    return pre;
+  }
+
+  // ---- socket ------------------------------------------------------------------------------------------------
+  function connect() {
+    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + root.dataset.wsUrl;
+    var socket = new WebSocket(url);
+    state.socket = socket;
+    socket.addEventListener("open", function () { state.backoff = 500; });
+    socket.addEventListener("message", function (event) { handle(JSON.parse(event.data)); });
+    socket.addEventListener("close", function () {
+      setTimeout(connect, state.backoff);
+      state.backoff = Math.min(state.backoff * 2, 10000);
+    });
+  }
+  function send(message) {
+    if (state.socket && state.socket.readyState === WebSocket.OPEN) {
+      state.socket.send(JSON.stringify(message));
+      return true;
+    }
+    showError("Not connected to the server yet; try again in a moment.");
+    return false;
+  }
+
+  var handlers = {
+    "snapshot": onSnapshot,
+    "turn.started": function () { refresh("transcript"); },
+    "rt.start": onRoundTripStart,
+    "rt.wire": onWire,
+    "rt.delta": onDelta,
+    "tool.check": onCheck,
+    "tool.awaiting": onAwaiting,
+    "tool.result": onToolResult,
+    "rt.end": onRoundTripEnd,
+    "message.saved": function () {},
+    "status": onStatus,
+    "run.end": onRunEnd,
+    "error": function (frame) { showError(frame.error, frame.fields); },
+    "pong": function () {}
+  };
+  function handle(frame) {
+    var handler = handlers[frame.type];
+    if (handler) handler(frame);
+  }
+
+  // ---- run state -----------------------------------------------------------------------------------------------
+  function setRunning(running) {
+    state.running = running;
+    if (sendButton) sendButton.disabled = running;
+    if (stopButton) stopButton.hidden = !running;
+  }
+  function onStatus(frame) {
+    var box = document.querySelector("[data-testid=run-status]");
+    if (!box) return;
+    box.dataset.status = frame.status;
+    box.querySelector(".run-label").textContent = frame.label || frame.status;
+    box.querySelector(".run-message").textContent = frame.message || "";
+    setRunning(frame.status === "running" || frame.status === "waiting");
+  }
+  function onSnapshot(frame) {
+    onStatus(frame);
+    setRunning(frame.running);
+    var rendered = parseInt(document.getElementById("transcript").dataset.messageCount, 10);
+    if (rendered !== frame.message_count) refresh("transcript");
+    live.textContent = "";
+    livePanes.textContent = "";
+    state.rts = {};
+    state.cards = {};
+    frame.frames.forEach(handle);
+    frame.waiting.forEach(onAwaiting);
+  }
+  function onRunEnd(frame) {
+    onStatus({ status: frame.status, label: statusLabel(frame.status), message: frame.message });
+    setRunning(false);
+    // The saved, server-rendered version replaces the live drawing.
+    refresh("transcript", function () { live.textContent = ""; state.cards = {}; });
+    refresh("panes", function () { livePanes.textContent = ""; state.rts = {}; });
+  }
+  function statusLabel(status) {
+    return { done: "Done", error: "Error", stopped: "Stopped", limit: "Stopped at a limit" }[status] || status;
+  }
+  function refresh(which, then) {
+    var url = which === "transcript" ? root.dataset.transcriptUrl : root.dataset.panesUrl;
+    var target = "#" + which;
+    window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" }).then(function () {
+      if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
+      if (then) then();
+      if (which === "transcript") live.scrollIntoView({ block: "end" });
+    });
+  }
+
+  // ---- one round trip: a live message on the left, a live pane on the right -----------------------------------
+  function onRoundTripStart(frame) {
+    var rt = { index: frame.rt, calls: {}, text: null, reasoning: null };
+    state.rts[frame.rt] = rt;
+    rt.message = testid(el("article", "msg msg-assistant is-live"), "message");
+    var head = el("header", "msg-head");
+    head.appendChild(el("span", "msg-role", "assistant"));
+    head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
+    rt.message.appendChild(head);
+    live.appendChild(rt.message);
+    rt.pane = buildPane(frame);
+    livePanes.appendChild(rt.pane);
+  }
+  function buildPane(frame) {
+    var pane = el("article", "rt is-live");
+    pane.id = "rt-" + frame.rt;
+    var head = el("header", "rt-head");
+    head.appendChild(el("strong", null, "Round trip " + (frame.rt + 1)));
+    head.appendChild(el("span", "badge", frame.request.model || ""));
+    pane.metrics = head.appendChild(el("span", "rt-metrics small", "waiting for the first byte…"));
+    pane.appendChild(head);
+    if (frame.notes.length) {
+      var notes = pane.appendChild(el("ul", "notes"));
+      frame.notes.forEach(function (n) { notes.appendChild(testid(el("li", null, n), "translation-note")); });
+    }
+    var cols = pane.appendChild(el("div", "rt-cols"));
+    var internal = testid(cols.appendChild(el("div", "pane")), "pane-internal");
+    internal.appendChild(el("h3", "pane-title", "Internal request"));
+    internal.appendChild(jsonBlock(frame.request));
+    internal.appendChild(el("h3", "pane-title", "Internal events"));
+    pane.internalEvents = internal.appendChild(el("ol", "wire-events mono"));
+    var wire = testid(cols.appendChild(el("div", "pane")), "pane-wire");
+    wire.appendChild(el("h3", "pane-title", "Wire request"));
+    wire.appendChild(el("div", "wire-line mono small", frame.wire_request.method + " " + frame.wire_request.url));
+    wire.appendChild(jsonBlock(frame.wire_request.body));
+    wire.appendChild(el("h3", "pane-title", "Wire events"));
+    pane.wireEvents = wire.appendChild(el("ol", "wire-events mono"));
+    pane.started = performance.now();
+    return pane;
+  }
+  function onWire(frame) {
+    var rt = state.rts[frame.rt];
+    if (!rt) return;
+    var line = testid(el("li"), "wire-event");
+    line.appendChild(el("span", "t", "+" + Math.round(frame.t_ms) + "ms"));
+    if (frame.event) line.appendChild(el("span", "ev", frame.event));
+    line.appendChild(el("code", null, frame.data));
+    rt.pane.wireEvents.appendChild(line);
+  }
+  function internalLine(rt, frame) {
+    var copy = Object.assign({}, frame);
+    delete copy.type;
+    delete copy.rt;
+    var line = el("li");
+    line.appendChild(el("span", "ev", copy.kind));
+    delete copy.kind;
+    line.appendChild(el("code", null, JSON.stringify(copy)));
+    rt.pane.internalEvents.appendChild(line);
+  }
+  function onDelta(frame) {
+    var rt = state.rts[frame.rt];
+    if (!rt) return;
+    internalLine(rt, frame);
+    switch (frame.kind) {
+      case "text":
+        if (!rt.text) rt.text = rt.message.appendChild(el("div", "msg-text"));
+        rt.text.textContent += frame.text;
+        break;
+      case "reasoning":
+        if (!rt.reasoning) {
+          var details = el("details", "reasoning");
+          details.open = true;
+          details.appendChild(el("summary", null, "Reasoning"));
+          rt.reasoning = details.appendChild(el("div", "reasoning-text"));
+          rt.message.insertBefore(details, rt.message.children[1] || null);
+        }
+        rt.reasoning.textContent += frame.text;
+        break;
+      case "tool_call_start": startCard(rt, frame); break;
+      case "tool_call_delta": growCard(rt, frame); break;
+      case "tool_call_end": endCard(rt, frame); break;
+      case "finish":
+        rt.pane.metrics.textContent = "stop " + (frame.raw_reason || "–") + " → " + frame.reason;
+        break;
+      case "error": showError(frame.error.message); break;
+    }
+  }
+
+  // ---- tool call cards ---------------------------------------------------------------------------------------
+  function startCard(rt, frame) {
+    var card = testid(el("div", "tool-card"), "tool-call");
+    card.dataset.callId = frame.id;
+    card.dataset.status = "streaming";
+    var head = card.appendChild(el("div", "tool-card-head"));
+    head.appendChild(el("span", "tool-name mono", frame.name));
+    card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
+    head.appendChild(el("span", "tool-id mono muted", frame.id));
+    card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
+    card.raw = "";
+    rt.calls[frame.index] = card;
+    state.cards[frame.id] = card;
+    rt.message.appendChild(card);
+  }
+  function growCard(rt, frame) {
+    var card = rt.calls[frame.index];
+    if (!card) return;
+    card.raw += frame.arguments;
+    card.args.textContent = card.raw; // raw while streaming: partial JSON is shown as it is
+  }
+  function setBadge(card, status, label) {
+    card.dataset.status = status;
+    card.badge.className = "badge badge-" + status;
+    card.badge.textContent = label || status;
+  }
+  function endCard(rt, frame) {
+    var card = rt.calls[frame.index];
+    if (!card) return;
+    card.args.textContent = pretty(card.raw || "{}");
+    setBadge(card, "pending", "complete");
+  }
+  function onCheck(frame) {
+    var card = state.cards[frame.call_id];
+    if (!card) return;
+    var box = card.querySelector(".tool-problems, .tool-valid");
+    if (box) box.remove();
+    if (frame.ok) {
+      card.insertBefore(el("div", "tool-valid small", "✓ arguments match the schema"), card.args.nextSibling);
+      return;
+    }
+    var list = el("ul", "tool-problems");
+    frame.problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
+    card.insertBefore(list, card.args.nextSibling);
+  }
+  function onToolResult(frame) {
+    var card = state.cards[frame.call_id];
+    if (!card) return;
+    var form = card.querySelector(".tool-answer");
+    if (form) form.remove();
+    setBadge(card, frame.source === "denied" ? "denied" : frame.is_error ? "error" : "done");
+    var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
+    var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
+    label.appendChild(el("span", "muted", "· " + frame.source + (frame.attempt > 1 ? " · attempt " + frame.attempt : "")));
+    box.appendChild(el("pre", null, frame.content));
+  }
+  function onAwaiting(frame) {
+    var card = state.cards[frame.call_id];
+    if (!card || card.querySelector(".tool-answer")) return;
+    setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
+    card.appendChild(frame.kind === "manual" ? manualForm(frame) : approvalForm(frame));
+  }
+  function manualForm(frame) {
+    var form = el("form", "tool-answer");
+    var input = testid(form.appendChild(el("textarea")), "tool-result-input");
+    input.rows = 3;
+    input.placeholder = "Type the result the tool would return…";
+    var row = form.appendChild(el("div", "tool-answer-actions"));
+    var errorLabel = row.appendChild(el("label", "small"));
+    var isError = errorLabel.appendChild(el("input"));
+    isError.type = "checkbox";
+    errorLabel.appendChild(document.createTextNode(" mark as error"));
+    var submit = testid(row.appendChild(el("button", "button button-primary button-small", "Send result")), "tool-result-send");
+    submit.type = "submit";
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: isError.checked });
+    });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+    });
+    setTimeout(function () { input.focus(); }, 0);
+    return form;
+  }
+  function approvalForm(frame) {
+    var form = el("form", "tool-answer");
+    form.appendChild(el("div", "small muted", "Approve this call as is, edit its arguments first, or deny it."));
+    var args = testid(form.appendChild(el("textarea", "mono")), "approval-arguments");
+    args.rows = 4;
+    args.value = pretty(frame.arguments);
+    var row = form.appendChild(el("div", "tool-answer-actions"));
+    var deny = testid(row.appendChild(el("button", "button button-small", "Deny")), "deny");
+    deny.type = "button";
+    var approve = testid(row.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
+    approve.type = "submit";
+    deny.addEventListener("click", function () {
+      send({ type: "approval", call_id: frame.call_id, action: "deny", reason: "Denied by the user." });
+    });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      send({ type: "approval", call_id: frame.call_id, action: "approve", arguments: args.value });
+    });
+    return form;
+  }
+
+  function onRoundTripEnd(frame) {
+    var rt = state.rts[frame.rt];
+    if (!rt) return;
+    var parts = [];
+    if (frame.ttfb_ms !== null) parts.push("TTFB " + Math.round(frame.ttfb_ms) + " ms");
+    if (frame.total_ms !== null) parts.push("total " + Math.round(frame.total_ms) + " ms");
+    if (frame.usage) parts.push("tokens " + (frame.usage.prompt_tokens || 0) + " in · " + (frame.usage.completion_tokens || 0) + " out");
+    parts.push("stop " + (frame.raw_finish_reason || "–") + " → " + (frame.finish_reason || "–"));
+    rt.pane.metrics.textContent = parts.join(" · ");
+    if (!frame.complete) rt.message.classList.add("msg-incomplete");
+    if (frame.error) {
+      var card = testid(el("div", "error-card"), "error");
+      card.appendChild(el("strong", null, frame.error.type + " "));
+      var retry = frame.error.retry_after ? " · retry after " + frame.error.retry_after + " s" : "";
+      card.appendChild(document.createTextNode(frame.error.message + retry));
+      rt.message.appendChild(card);
+    }
+  }
+
+  function showError(message, fields) {
+    var card = testid(el("div", "error-card"), "error");
+    card.textContent = message;
+    if (fields) {
+      Object.keys(fields).forEach(function (name) { card.appendChild(el("div", "small", name + ": " + fields[name].join(" "))); });
+    }
+    live.appendChild(card);
+  }
+
+  // ---- composer and settings ---------------------------------------------------------------------------------
+  function options() {
+    var form = document.getElementById("chat-options");
+    var data = new FormData(form);
+    var number = function (name) { var v = data.get(name); return v === "" || v === null ? null : Number(v); };
+    return {
+      endpoint_id: number("endpoint_id"),
+      model: data.get("model"),
+      system: data.get("system") || "",
+      tools: data.getAll("tools"),
+      tool_choice: data.get("tool_choice"),
+      parallel_tool_calls: data.get("parallel_tool_calls") === "on",
+      temperature: number("temperature"),
+      max_tokens: number("max_tokens"),
+      reasoning: data.get("reasoning") === "on",
+      stream: data.get("stream") === "on",
+      approve: data.get("approve") === "on",
+      max_round_trips: number("max_round_trips"),
+      max_invalid_retries: number("max_invalid_retries")
+    };
+  }
+  function submit() {
+    if (state.running || !composer.value.trim()) return;
+    if (send({ type: "send", text: composer.value, options: options() })) {
+      composer.value = "";
+      setRunning(true);
+    }
+  }
+  function fillModels() {
+    var select = document.getElementById("opt-endpoint");
+    var list = document.getElementById("opt-models");
+    if (!select || !list) return;
+    var option = select.options[select.selectedIndex];
+    list.textContent = "";
+    (option.dataset.models || "").split(",").filter(Boolean).forEach(function (name) {
+      var item = document.createElement("option");
+      item.value = name;
+      list.appendChild(item);
+    });
+  }
+
+  if (composer) {
+    document.getElementById("composer-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      submit();
+    });
+    composer.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        submit();
+      }
+    });
+    stopButton.addEventListener("click", function () { send({ type: "stop" }); });
+  }
+  var endpointSelect = document.getElementById("opt-endpoint");
+  if (endpointSelect) {
+    endpointSelect.addEventListener("change", function () {
+      fillModels();
+      var model = document.getElementById("opt-model");
+      model.value = endpointSelect.options[endpointSelect.selectedIndex].dataset.defaultModel || model.value;
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var eventLine = event.target.closest(".wire-events li");
+    if (eventLine) eventLine.classList.toggle("is-open"); // one line per event; click to read it whole
+    var link = event.target.closest("[data-show-rt]");
+    if (!link) return;
+    var pane = document.getElementById("rt-" + link.dataset.showRt);
+    if (pane) {
+      pane.scrollIntoView({ behavior: "smooth", block: "start" });
+      pane.classList.add("is-highlighted");
+      setTimeout(function () { pane.classList.remove("is-highlighted"); }, 1500);
+    }
+  });
+  fillModels();
+  setRunning(state.running);
+  connect();
+})();

@@ -1,0 +1,103 @@
+// JSON in the panes: highlighted, foldable (objects and arrays are <details>), with a copy button.
+(function () {
+  "use strict";
+  var OPEN_DEPTH = 3; // deeper levels start folded so long requests stay readable
+
+  function span(cls, text) {
+    var el = document.createElement("span");
+    el.className = cls;
+    el.textContent = text;
+    return el;
+  }
+
+  function scalar(value) {
+    if (value === null) return span("j-null", "null");
+    if (typeof value === "string") return span("j-str", JSON.stringify(value));
+    if (typeof value === "number") return span("j-num", String(value));
+    if (typeof value === "boolean") return span("j-bool", String(value));
+    return span("j-str", String(value));
+  }
+
+  function node(value, depth) {
+    if (value === null || typeof value !== "object") return scalar(value);
+    var isArray = Array.isArray(value);
+    var keys = isArray ? value.map(function (_, i) { return i; }) : Object.keys(value);
+    var open = isArray ? "[" : "{", close = isArray ? "]" : "}";
+    if (keys.length === 0) return span("j-punct", open + close);
+    var details = document.createElement("details");
+    details.open = depth < OPEN_DEPTH;
+    var summary = document.createElement("summary");
+    summary.appendChild(span("j-punct", open));
+    summary.appendChild(span("j-fold", " " + keys.length + (isArray ? " items " : " keys ") + close));
+    details.appendChild(summary);
+    var body = document.createElement("div");
+    body.className = "j-body";
+    keys.forEach(function (key, i) {
+      var row = document.createElement("div");
+      row.className = "j-row";
+      if (!isArray) {
+        row.appendChild(span("j-key", JSON.stringify(key)));
+        row.appendChild(span("j-punct", ": "));
+      }
+      var child = row.appendChild(node(value[key], depth + 1));
+      // The comma goes inside a folded block, after its closing bracket, so it stays on that line.
+      if (i < keys.length - 1) (child.tagName === "DETAILS" ? child : row).appendChild(span("j-punct", ","));
+      body.appendChild(row);
+    });
+    details.appendChild(body);
+    details.appendChild(span("j-punct j-close", close));
+    return details;
+  }
+
+  function copyButton(text) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy-json";
+    button.textContent = "copy";
+    button.addEventListener("click", function () { copy(text, button); });
+    return button;
+  }
+
+  function copy(text, button) {
+    var done = function () {
+      var old = button.textContent;
+      button.textContent = "copied";
+      setTimeout(function () { button.textContent = old; }, 1200);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done);
+    } else {
+      var area = document.createElement("textarea");
+      area.value = text;
+      document.body.appendChild(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+      done();
+    }
+  }
+
+  // Replace the text of <pre data-json> with the tree; invalid JSON stays as text.
+  function render(pre, value) {
+    if (value === undefined) {
+      try { value = JSON.parse(pre.textContent); } catch (e) { return; }
+    }
+    pre.textContent = "";
+    pre.classList.add("json-tree");
+    pre.appendChild(copyButton(JSON.stringify(value, null, 2)));
+    pre.appendChild(node(value, 0));
+    pre.removeAttribute("data-json");
+  }
+
+  function renderAll(root) {
+    (root || document).querySelectorAll("pre[data-json]").forEach(function (pre) { render(pre); });
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest("[data-copy]");
+    if (target) copy(target.getAttribute("data-copy"), target);
+  });
+  document.addEventListener("DOMContentLoaded", function () { renderAll(); });
+  document.addEventListener("htmx:afterSwap", function (event) { renderAll(event.target); });
+  window.JsonView = { render: render, renderAll: renderAll, copy: copy };
+})();

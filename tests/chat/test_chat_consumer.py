@@ -1,0 +1,217 @@
+"""A whole chat over the WebSocket: the real ASGI stack, the service, the database and the simulator."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.history import Conversation, Message, RoundTrip
+from tests.chat.conftest import frames_until, of_type, open_chat, options
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from pytest_django.fixtures import SettingsWrapper
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+Headers = Callable[["User"], list[tuple[bytes, bytes]]]
+
+
+@database_sync_to_async
+def saved(conversation: Conversation) -> tuple[list[Message], list[RoundTrip], Conversation]:
+    return (
+        list(conversation.messages.order_by("position")),
+        list(conversation.round_trips.order_by("position")),
+        Conversation.objects.get(pk=conversation.pk),
+    )
+
+
+@database_sync_to_async
+def chat_options(endpoint_name: str = "Simulated OpenAI", **overrides: object) -> dict[str, object]:
+    return options(endpoint_name, **overrides)
+
+
+@pytest.mark.parametrize("endpoint", ["Simulated OpenAI", "Simulated Anthropic"])
+async def test_a_builtin_tool_loop_streams_and_is_saved(
+    conversation: Conversation, alice: User, headers_for: Headers, endpoint: str
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    snapshot = await chat.receive_json_from()
+    assert snapshot["type"] == "snapshot" and snapshot["running"] is False and snapshot["message_count"] == 0
+    text = '/call calculator {"expression": "6 * 7"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(endpoint)})
+    frames = await frames_until(chat, "run.end")
+    assert frames[0]["type"] == "turn.started"
+    starts = of_type(frames, "rt.start")
+    assert len(starts) == 2 and starts[0]["wire_request"]["headers"]
+    assert starts[0]["request"]["messages"][-1] == {"role": "user", "content": text}
+    deltas = [f for f in of_type(frames, "rt.delta") if f["kind"] == "tool_call_delta"]
+    assert len(deltas) >= 2, "arguments stream in fragments"
+    [check] = of_type(frames, "tool.check")
+    assert check["ok"] is True
+    [result] = of_type(frames, "tool.result")
+    assert json.loads(result["content"])["result"] == 42 and result["source"] == "builtin:calculator"
+    assert frames[-1] == {"type": "run.end", "status": "done", "message": "The model finished."}
+    messages, round_trips, fresh = await saved(conversation)
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert "42" in messages[-1].data["content"]
+    assert [rt.complete for rt in round_trips] == [True, True] and round_trips[0].wire_events
+    assert fresh.status == "done" and {t["name"] for t in fresh.tools} == {
+        "calculator",
+        "get_weather",
+        "lookup_order",
+        "search_docs",
+    }
+    wire_tools = round_trips[0].wire_request["body"]["tools"]
+    assert ("input_schema" in wire_tools[0]) == (endpoint == "Simulated Anthropic")
+    await chat.disconnect()
+
+
+async def test_manual_tool_waits_for_the_typed_result(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call search_docs {"query": "refunds"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options()})
+    frames = await frames_until(chat, "tool.awaiting")
+    awaiting = frames[-1]
+    assert awaiting["kind"] == "manual" and awaiting["name"] == "search_docs"
+    assert of_type(frames, "status")[-1]["status"] == "waiting"
+    answer = {
+        "type": "tool_result",
+        "call_id": awaiting["call_id"],
+        "content": "Refunds take 5 days",
+        "is_error": False,
+    }
+    await chat.send_json_to(answer)
+    frames = await frames_until(chat, "run.end")
+    [result] = of_type(frames, "tool.result")
+    assert result["content"] == "Refunds take 5 days" and result["source"] == "manual"
+    messages, _, _ = await saved(conversation)
+    assert "Refunds take 5 days" in messages[-1].data["content"]
+    await chat.disconnect()
+
+
+async def test_denied_call_is_answered_with_an_error(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call calculator {"expression": "1+1"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(approve=True)})
+    awaiting = (await frames_until(chat, "tool.awaiting"))[-1]
+    assert awaiting["kind"] == "approval"
+    await chat.send_json_to({"type": "approval", "call_id": awaiting["call_id"], "action": "deny", "reason": "No."})
+    [result] = of_type(await frames_until(chat, "run.end"), "tool.result")
+    assert result == {**result, "content": "No.", "is_error": True, "source": "denied"}
+    await chat.disconnect()
+
+
+async def test_stop_while_waiting_saves_what_arrived(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    await chat.send_json_to({"type": "send", "text": "/call search_docs", "options": await chat_options()})
+    await frames_until(chat, "tool.awaiting")
+    await chat.send_json_to({"type": "stop"})
+    end = (await frames_until(chat, "run.end"))[-1]
+    assert end["status"] == "stopped" and "saved" in end["message"]
+    messages, round_trips, fresh = await saved(conversation)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].data["tool_calls"][0]["function"]["name"] == "search_docs"
+    assert fresh.status == "stopped" and round_trips[0].complete
+    await chat.disconnect()
+
+
+async def test_a_tab_that_joins_mid_run_gets_the_live_state(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    headers = await database_sync_to_async(headers_for)(alice)
+    first = await open_chat(conversation.pk, headers)
+    await first.receive_json_from()
+    await first.send_json_to({"type": "send", "text": "/call search_docs", "options": await chat_options()})
+    awaiting = (await frames_until(first, "tool.awaiting"))[-1]
+    await first.disconnect()  # the tab closes; the run goes on
+    second = await open_chat(conversation.pk, headers)
+    snapshot = await second.receive_json_from()
+    assert snapshot["running"] is True and snapshot["status"] == "waiting"
+    assert [w["call_id"] for w in snapshot["waiting"]] == [awaiting["call_id"]]
+    kinds = [f.get("kind") for f in snapshot["frames"] if f["type"] == "rt.delta"]
+    assert "tool_call_start" in kinds and snapshot["frames"][0]["type"] == "rt.start"
+    await second.send_json_to({"type": "tool_result", "call_id": awaiting["call_id"], "content": "found it"})
+    assert (await frames_until(second, "run.end"))[-1]["status"] == "done"
+    await second.disconnect()
+
+
+async def test_provider_error_is_readable_and_saved_incomplete(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    await chat.send_json_to({"type": "send", "text": "hello", "options": await chat_options(model="sim-429")})
+    frames = await frames_until(chat, "run.end")
+    [end] = of_type(frames, "rt.end")
+    assert end["error"]["type"] == "rate_limit" and end["status_code"] == 429 and end["complete"] is False
+    assert frames[-1]["status"] == "error" and "Retry after" in frames[-1]["message"]
+    _, round_trips, _ = await saved(conversation)
+    assert round_trips[0].error["type"] == "rate_limit" and round_trips[0].wire_events
+    await chat.disconnect()
+
+
+async def test_cut_stream_keeps_the_partial_message(
+    conversation: Conversation, alice: User, headers_for: Headers, chat_settings: SettingsWrapper
+) -> None:
+    chat_settings.CROSSWIRE_SIMULATOR_PACE_MS = 5  # bytes before the cut arrive on their own, as from a real API
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call get_weather {"city": "Paris"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(model="sim-cut")})
+    frames = await frames_until(chat, "run.end")
+    assert frames[-1]["status"] == "error"
+    assert of_type(frames, "rt.end")[0]["error"]["type"] == "connection"
+    messages, round_trips, _ = await saved(conversation)
+    assert round_trips[0].complete is False
+    [partial] = [m for m in messages if m.role == "assistant"]
+    assert partial.complete is False
+    assert partial.data["tool_calls"][0]["function"]["name"] == "get_weather"
+    await chat.disconnect()
+
+
+async def test_viewers_watch_but_cannot_run(conversation: Conversation, carol: User, headers_for: Headers) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(carol))
+    assert (await chat.receive_json_from())["type"] == "snapshot"
+    await chat.send_json_to({"type": "send", "text": "hi", "options": await chat_options()})
+    frame = await chat.receive_json_from()
+    assert frame == {"type": "error", "error": "Viewers can read this conversation but not run it."}
+    await chat.disconnect()
+
+
+async def test_other_teams_cannot_open_the_socket(
+    conversation: Conversation, headers_for: Headers, django_user_model: type[User]
+) -> None:
+    outsider = await database_sync_to_async(django_user_model.objects.create_user)("mallory", password="x-pass-1234")
+    from channels.testing import WebsocketCommunicator
+
+    from playground.asgi import application
+
+    headers = await database_sync_to_async(headers_for)(outsider)
+    communicator = WebsocketCommunicator(application, f"/ws/conversations/{conversation.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_invalid_settings_are_reported_per_field(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    bad = await chat_options(tool_choice="teleport", max_tokens=0)
+    await chat.send_json_to({"type": "send", "text": "hi", "options": bad})
+    frame = await chat.receive_json_from()
+    assert frame["type"] == "error" and set(frame["fields"]) == {"tool_choice", "max_tokens"}
+    await chat.disconnect()
