@@ -7,7 +7,7 @@ text has been scrubbed of the key, because these results are rendered and a prov
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.views.decorators.debug import sensitive_variables
@@ -15,6 +15,7 @@ from django.views.decorators.debug import sensitive_variables
 from playground import endpoint_policy
 from playground.catalog import Endpoint
 from playground.endpoint_forms import spec_for
+from providers.client import Endpoint as ClientEndpoint
 from providers.client import round_trip
 from providers.client.models import list_models
 from providers.errors import ProviderError
@@ -25,6 +26,9 @@ CHECK_TIMEOUT_S = 10.0
 PING_MAX_TOKENS = 16
 REPLY_EXCERPT_CHARS = 80
 REDACTED = "[redacted]"
+# The openai SDK refuses to build a client without a key, but local servers (Ollama, llama.cpp, vLLM) take none;
+# their docs use a placeholder such as this one, which they ignore.
+KEYLESS_PLACEHOLDER = "no-key"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,13 @@ def refusal_for(endpoint: Endpoint) -> str | None:
     )
 
 
+def client_endpoint_for(endpoint: Endpoint) -> ClientEndpoint:
+    client_endpoint = endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
+    if not client_endpoint.api_key and endpoint.format == "openai-chat":
+        return replace(client_endpoint, api_key=KEYLESS_PLACEHOLDER)
+    return client_endpoint
+
+
 def ping_request(model: str) -> ChatRequest:
     return {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": PING_MAX_TOKENS}
 
@@ -81,7 +92,7 @@ async def check_connection(endpoint: Endpoint) -> ConnectionResult:
     refusal = refusal_for(endpoint)
     if refusal:
         return ConnectionResult(False, model, error_type="refused", message=refusal)
-    client_endpoint = endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
+    client_endpoint = client_endpoint_for(endpoint)
     request = ping_request(model)
     request["stream"] = False
     started = time.perf_counter()
@@ -101,7 +112,7 @@ async def fetch_model_names(endpoint: Endpoint) -> ModelsResult:
     refusal = refusal_for(endpoint)
     if refusal:
         return ModelsResult([], "refused", refusal)
-    client_endpoint = endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
+    client_endpoint = client_endpoint_for(endpoint)
     try:
         names = await list_models(client_endpoint)
     except ProviderError as exc:

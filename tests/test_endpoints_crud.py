@@ -38,7 +38,7 @@ def test_list_shows_the_simulated_endpoints_and_the_teams_own(client: Client, al
     assert html.count("Simulator, no key needed") == 2
     assert "Local Ollama" in html and "…abcd" in html and "no key" in html
     assert "http://localhost:11434/v1" in html and "OpenAI-compatible" in html and "openai-chat" in html
-    assert "1 model" in html and "default <span class=\"mono\">llama3.2</span>" in html and "no default" in html
+    assert "1 model" in html and 'default <span class="mono">llama3.2</span>' in html and "no default" in html
 
 
 def test_list_hides_other_teams_endpoints(client: Client, alice: User, bob: User, team: Team) -> None:
@@ -73,10 +73,16 @@ def test_an_empty_base_url_means_the_kinds_default(client: Client, bob: User, te
 
 
 def test_owner_adds_an_openai_compatible_endpoint(client: Client, alice: User, team: Team) -> None:
-    response = signed_in(client, alice, team).post(reverse("endpoint-create"), form_data(base_url="http://gpu:8000/v1/"))
+    response = signed_in(client, alice, team).post(
+        reverse("endpoint-create"), form_data(base_url="http://gpu:8000/v1/")
+    )
     assert response.status_code == 302
     endpoint = Endpoint.objects.get(team=team, name="Ollama")
-    assert (endpoint.kind, endpoint.format, endpoint.base_url) == ("openai-compatible", "openai-chat", "http://gpu:8000/v1")
+    assert (endpoint.kind, endpoint.format, endpoint.base_url) == (
+        "openai-compatible",
+        "openai-chat",
+        "http://gpu:8000/v1",
+    )
 
 
 def test_compatible_endpoints_need_a_base_url(client: Client, alice: User, team: Team) -> None:

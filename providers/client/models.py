@@ -76,8 +76,20 @@ def map_exception(endpoint: Endpoint, exc: Exception) -> ProviderError:
         return ProviderError("timeout", f"No answer within {endpoint.timeout:g} s.", retryable=True)
     if isinstance(exc, httpx2.TransportError):
         return ProviderError("connection", f"Could not reach the provider: {exc}", retryable=True)
+    if isinstance(exc, _sdk_base_error(endpoint)):
+        # The SDK refused before sending anything (e.g. the openai SDK without a key); its message says why.
+        return ProviderError("invalid_request", _shorten(str(exc)))
     # A server that answers 200 with something other than a model list (an HTML page, a different JSON shape).
     return ProviderError("invalid_response", f"The model list could not be read ({type(exc).__name__}).")
+
+
+def _sdk_base_error(endpoint: Endpoint) -> type[Exception]:
+    sdk = sdk_exceptions(endpoint)
+    return sdk.AnthropicError if endpoint.format == "anthropic" else sdk.OpenAIError
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _reason(exc: Exception) -> str:
