@@ -1,0 +1,96 @@
+"""The Tools page in a real browser: live schema checks while typing, saving, the list, and an OpenAI export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+TOOL_NAME = "browser_forecast"
+BROKEN = '{"type": "object", "properties": {"city": {"type": "strng"}}, "required": ["city"]}'
+FIXED = '{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}'
+
+
+async def htmx_settled(page: Page) -> None:
+    """htmx binds the triggers of swapped-in content when it settles; acting earlier would go unnoticed."""
+    await page.wait_for_function(
+        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+    )
+
+
+async def retype(page: Page, selector: str, text: str) -> None:
+    """Replace a field's content by typing, key by key, as a person would."""
+    field = page.locator(selector)
+    await field.click()
+    await page.keyboard.press("ControlOrMeta+a")
+    await page.keyboard.press("Delete")
+    await field.press_sequentially(text)
+
+
+async def test_create_a_tool_with_live_schema_checks_then_export_it(signed_in: Page, tmp_path: Path) -> None:
+    page = signed_in
+    await page.goto("/tools/")
+    await page.get_by_role("link", name="New tool").first.click()
+    await expect(page.locator("h1.page-title")).to_have_text("New tool")
+
+    name = page.get_by_test_id("tool-name-input")
+    await name.press_sequentially("bad name")
+    await expect(page.locator("#name-feedback")).to_contain_text("Use 1 to 64 letters, digits, underscores")
+    await retype(page, '[data-testid="tool-name-input"]', TOOL_NAME)
+    await expect(page.locator("#name-feedback")).to_have_text("✓ Name available")
+
+    problems = page.get_by_test_id("schema-problems")
+    await retype(page, '[data-testid="schema-editor"]', BROKEN)
+    await expect(problems).to_contain_text("1 problem: the tool cannot be saved like this")
+    await expect(problems.locator(".problem-error .problem-path")).to_have_text("/properties/city/type")
+    await expect(problems.locator(".problem-error")).to_contain_text("'strng' is not a JSON Schema type")
+
+    await retype(page, '[data-testid="schema-editor"]', FIXED)
+    await expect(problems).to_contain_text("✓ Valid schema")
+    await expect(problems.locator(".problem-error")).to_have_count(0)
+    # strict mode: the same schema now lacks additionalProperties: false, a warning that does not block saving
+    await page.get_by_label("strict").check()
+    await expect(problems).to_contain_text("1 portability warning")
+
+    await htmx_settled(page)
+    await page.get_by_test_id("save-tool").click()
+    await expect(page.locator("h1.page-title")).to_have_text("Tools")
+    await expect(page.locator(".flash-success")).to_have_text(f"Saved {TOOL_NAME}.")
+    row = page.locator(f'[data-testid="tool-row"][data-tool="{TOOL_NAME}"]')
+    await expect(row).to_be_visible()
+    await expect(row.locator(".badge-strict")).to_have_text("strict")
+    await expect(row.locator(".badge-warning")).to_have_text("1 warning")
+
+    await row.get_by_role("checkbox").check()
+    await expect(page.locator(".tool-export-scope")).to_have_text("1 selected")
+    async with page.expect_download() as download_info:
+        await page.get_by_test_id("export-openai").click()
+    download = await download_info.value
+    target = tmp_path / download.suggested_filename
+    await download.save_as(target)
+    assert download.suggested_filename.endswith("-tools-openai.json")
+    assert json.loads(target.read_text()) == [
+        {
+            "type": "function",
+            "function": {"name": TOOL_NAME, "description": "", "parameters": json.loads(FIXED), "strict": True},
+        }
+    ]
+
+
+async def test_tab_indents_in_the_schema_editor_and_line_numbers_follow(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/tools/new/")
+    editor = page.get_by_test_id("schema-editor")
+    await retype(page, '[data-testid="schema-editor"]', "{")
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Tab")
+    await page.keyboard.type('"a": 1')
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("}")
+    await expect(editor).to_have_value('{\n  "a": 1\n  }')  # Enter keeps the line's indent
+    await expect(page.locator(".code-gutter")).to_have_text("1\n2\n3")
+    await expect(editor).to_be_focused()
