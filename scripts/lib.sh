@@ -61,7 +61,9 @@ install_requirements() {
     ensure_venv
     if uv="$(ensure_uv)"; then
         say "Installing $1 with uv"
-        if UV_PYTHON_DOWNLOADS=never "$uv" pip "$mode" --quiet --python "$VENV/bin/python" "$requirements"; then
+        local source=("$requirements")
+        [ "$mode" = sync ] || source=(-r "$requirements")
+        if UV_PYTHON_DOWNLOADS=never "$uv" pip "$mode" --quiet --python "$VENV/bin/python" "${source[@]}"; then
             return 0
         fi
         say "uv could not install $1; falling back to pip"
