@@ -204,7 +204,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": CHANNEL_LAYER_CAPACITY},
+            # redis-py 8 sets a read timeout shorter than channels-redis's blocking receive, which then fails on
+            # every idle socket (channels_redis issue #422): no read timeout, the blocking command has its own.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "capacity": CHANNEL_LAYER_CAPACITY,
+            },
         }
     }
 else:

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 
 from playground.asgi import SIMULATOR_PREFIX, application
@@ -23,11 +24,32 @@ async def handshake(path: str, headers: list[tuple[bytes, bytes]]) -> bool:
     return connected
 
 
-@pytest.mark.parametrize("path", ["/ws/status/", "/ws/conversations/1/"])
+@pytest.fixture
+def alice_conversation_path(alice: Any) -> str:
+    from playground.models import Conversation
+    from playground.teams import ensure_personal_team
+
+    conversation = Conversation.objects.create(team=ensure_personal_team(alice), created_by=alice)
+    return f"/ws/conversations/{conversation.pk}/"
+
+
+@pytest.mark.parametrize("socket", ["status", "conversation"])
 async def test_signed_in_user_from_our_origin_is_accepted(
-    alice_ws_headers: list[tuple[bytes, bytes]], path: str
+    alice_ws_headers: list[tuple[bytes, bytes]], alice_conversation_path: str, socket: str
 ) -> None:
+    path = "/ws/status/" if socket == "status" else alice_conversation_path
     assert await handshake(path, alice_ws_headers)
+
+
+async def test_a_conversation_of_another_team_is_refused(alice_ws_headers: list[tuple[bytes, bytes]], bob: Any) -> None:
+    from playground.models import Conversation
+    from playground.teams import ensure_personal_team
+
+    bobs = await database_sync_to_async(
+        lambda: Conversation.objects.create(team=ensure_personal_team(bob), created_by=bob)
+    )()
+    assert not await handshake(f"/ws/conversations/{bobs.pk}/", alice_ws_headers)
+    assert not await handshake("/ws/conversations/999999/", alice_ws_headers)
 
 
 @pytest.mark.parametrize("path", ["/ws/status/", "/ws/conversations/1/"])
@@ -37,12 +59,12 @@ async def test_anonymous_websocket_is_refused(path: str) -> None:
 
 @pytest.mark.parametrize("origin", [b"https://evil.example", b"http://127.0.0.1.evil.example", None])
 async def test_foreign_or_missing_origin_is_refused_even_when_signed_in(
-    alice_ws_headers: list[tuple[bytes, bytes]], origin: bytes | None
+    alice_ws_headers: list[tuple[bytes, bytes]], alice_conversation_path: str, origin: bytes | None
 ) -> None:
     headers = [(name, value) for name, value in alice_ws_headers if name != b"origin"]
     if origin is not None:
         headers.append((b"origin", origin))
-    assert not await handshake("/ws/conversations/1/", headers)
+    assert not await handshake(alice_conversation_path, headers)
 
 
 async def test_http_outside_the_mount_reaches_django() -> None:

@@ -118,7 +118,8 @@ class ActiveRun:
         await self.flush()
         if self._listener is not None:
             self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            # redis-py reports a cancelled blocking read as a TimeoutError rather than CancelledError.
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listener
         layer = get_channel_layer()
         if layer is not None and self._channel:
