@@ -24,6 +24,8 @@
   function showRoundTrip(ms) {
     var el = document.getElementById("live-rtt");
     if (el) el.textContent = ms + " ms";
+    var status = document.getElementById("live-status");
+    if (status) status.title = "WebSocket connected, round trip " + ms + " ms";
   }
 
   function connect() {
