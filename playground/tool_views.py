@@ -162,6 +162,7 @@ def editor_context(
         "builtins": BUILTINS.values(),
         "builtin": builtin,
         "templates": SCHEMA_TEMPLATES.values(),
+        "example": request.POST.get("example", ""),  # kept across a refused save like every other field
     }
 
 

@@ -102,6 +102,7 @@ def test_an_invalid_schema_is_refused_and_everything_typed_comes_back(client: Cl
         strict="on",
         mode="canned",
         canned_default="fallback",
+        example='{"unit": "c"}',
         **{"rule-0-when": '{"unit": "c"}', "rule-0-response": "ok", "rule-0-is_error": "on"},
     )
     response = signed_in(client, bob, team).post(reverse("tool-new"), typed)
@@ -115,6 +116,7 @@ def test_an_invalid_schema_is_refused_and_everything_typed_comes_back(client: Cl
     assert textarea(html, "rule-0-when") == '{"unit": "c"}'
     assert textarea(html, "rule-0-response") == "ok"
     assert textarea(html, "canned_default") == "fallback"
+    assert textarea(html, "example") == '{"unit": "c"}'
     assert 'name="rule-0-is_error" checked' in html
     assert 'value="half_done"' in html
     assert 'name="strict" checked' in html

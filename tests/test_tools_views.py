@@ -140,6 +140,7 @@ def test_duplicate_copies_everything_under_a_copy_name(client: Client, bob: User
     copy = team.tools.get(name="lookup_copy")
     assert (copy.description, copy.mode, copy.canned_rules, copy.canned_default) == ("d", "canned", rules, "?")
     assert copy.pk != original.pk
+    assert copy.created_at > original.created_at
     assert team.tools.get(name="lookup").pk == original.pk
 
 
