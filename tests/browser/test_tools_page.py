@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,51 @@ async def test_tab_indents_in_the_schema_editor_and_line_numbers_follow(signed_i
     await expect(editor).to_have_value('{\n  "a": 1\n  }')  # Enter keeps the line's indent
     await expect(page.locator(".code-gutter")).to_have_text("1\n2\n3")
     await expect(editor).to_be_focused()
+
+
+async def test_editor_fill_buttons_canned_rules_and_import(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/tools/new/")
+    editor = page.get_by_test_id("schema-editor")
+    await page.get_by_role("button", name="search (query + limit)").click()
+    await expect(editor).to_have_value(re.compile(r'"limit": \{'))
+    await expect(page.get_by_test_id("schema-problems")).to_contain_text("✓ Valid schema")
+
+    await page.get_by_label("Example arguments (JSON object)").fill("[1]")
+    await page.get_by_role("button", name="Generate schema").click()
+    await expect(page.locator("#example-problems")).to_contain_text("must be a JSON object")
+    await page.get_by_label("Example arguments (JSON object)").fill('{"order_id": "A-1", "express": true}')
+    await page.get_by_role("button", name="Generate schema").click()
+    await expect(editor).to_have_value(re.compile(r'"express": \{\s*"type": "boolean"'))
+    await expect(page.locator("#example-problems")).to_be_empty()
+
+    await page.get_by_role("radio", name="Built-in").check()
+    await page.locator("#tool-builtin").select_option("calculator")
+    await page.get_by_test_id("use-builtin").click()
+    await expect(page.get_by_test_id("tool-name-input")).to_have_value("calculator")
+    await expect(editor).to_have_value(re.compile(r'"expression"'))
+
+    await page.get_by_role("radio", name="Canned responses").check()
+    await htmx_settled(page)
+    for _ in range(2):
+        await page.get_by_role("button", name="Add rule").click()
+    await expect(page.locator("[data-rule-row]:visible")).to_have_count(2)
+    await page.locator("[data-rule-row]").last.get_by_role("button", name="Remove this rule").click()
+    await page.locator('textarea[name="rule-0-when"]').fill('{"expression": "*"}')
+    await page.locator('textarea[name="rule-0-response"]').fill("42")
+    await page.get_by_test_id("tool-name-input").fill("browser_canned_calc")
+    await htmx_settled(page)
+    await page.get_by_test_id("save-tool").click()
+    row = page.locator('[data-testid="tool-row"][data-tool="browser_canned_calc"]')
+    await expect(row.locator(".mode-badge")).to_have_text("canned")
+    await expect(row).to_contain_text("1 rule")
+
+    await page.get_by_role("link", name="Import").click()
+    await page.get_by_test_id("import-input").fill(
+        '[{"name": "browser_imported", "input_schema": {"type": "object"}}, {"name": "bad name"}]'
+    )
+    await page.get_by_role("button", name="Preview").click()
+    await expect(page.locator('[data-testid="import-row"][data-action="error"]')).to_contain_text("name: Use 1 to 64")
+    await page.get_by_test_id("import-apply").click()
+    await expect(page.locator(".flash-success")).to_have_text("Imported 1 tool, 1 refused.")
+    await expect(page.locator('[data-testid="tool-row"][data-tool="browser_imported"]')).to_be_visible()
