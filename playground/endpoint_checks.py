@@ -57,6 +57,11 @@ def scrub(text: str, secret: str) -> str:
     return text.replace(secret, REDACTED) if secret else text
 
 
+def excerpt(text: str, limit: int = REPLY_EXCERPT_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def refusal_for(endpoint: Endpoint) -> str | None:
     """Why the deployment will not contact this endpoint now (its allow-list may have tightened since it was saved)."""
     if endpoint.is_simulated:
@@ -70,6 +75,11 @@ def refusal_for(endpoint: Endpoint) -> str | None:
     )
 
 
+def secret_of(endpoint: Endpoint) -> str:
+    """What must not appear in a result: the stored key (the simulator's stand-in key is not a secret)."""
+    return "" if endpoint.is_simulated else endpoint.api_key()
+
+
 def client_endpoint_for(endpoint: Endpoint) -> ClientEndpoint:
     client_endpoint = endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
     if not client_endpoint.api_key and endpoint.format == "openai-chat":
@@ -81,7 +91,7 @@ def ping_request(model: str) -> ChatRequest:
     return {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": PING_MAX_TOKENS}
 
 
-@sensitive_variables("client_endpoint")
+@sensitive_variables("client_endpoint", "secret")
 async def check_connection(endpoint: Endpoint) -> ConnectionResult:
     """One minimal, non-streamed request to the default model: does the URL answer, and does it take the key?"""
     model = endpoint.default_model
@@ -97,17 +107,21 @@ async def check_connection(endpoint: Endpoint) -> ConnectionResult:
     request["stream"] = False
     started = time.perf_counter()
     trip = await round_trip(client_endpoint, request)
-    latency_ms = round((time.perf_counter() - started) * 1000)
+    # From the moment the request left (the first use of an SDK spends a second importing it); a request that
+    # never left (refused by the SDK) is timed from the click.
+    sent = trip.wire_request is not None
+    latency_ms = round(trip.total_ms if sent else (time.perf_counter() - started) * 1000)
+    secret = secret_of(endpoint)
     error = trip.result.error
     if error is not None:
-        message = scrub(error.message, client_endpoint.api_key)
+        message = scrub(error.message, secret)
         return ConnectionResult(False, model, latency_ms, error_type=error.type, message=message, status=error.status)
     content = trip.result.message.get("content")
     reply = content if isinstance(content, str) else ""
-    return ConnectionResult(True, model, latency_ms, reply=scrub(reply, client_endpoint.api_key)[:REPLY_EXCERPT_CHARS])
+    return ConnectionResult(True, model, latency_ms, reply=excerpt(scrub(reply, secret)))
 
 
-@sensitive_variables("client_endpoint")
+@sensitive_variables("client_endpoint", "secret")
 async def fetch_model_names(endpoint: Endpoint) -> ModelsResult:
     refusal = refusal_for(endpoint)
     if refusal:
@@ -116,7 +130,7 @@ async def fetch_model_names(endpoint: Endpoint) -> ModelsResult:
     try:
         names = await list_models(client_endpoint)
     except ProviderError as exc:
-        return ModelsResult([], exc.type, scrub(exc.message, client_endpoint.api_key))
+        return ModelsResult([], exc.type, scrub(exc.message, secret_of(endpoint)))
     if not names:
         return ModelsResult([], "empty", "The server listed no models; type the names in the endpoint's settings.")
     return ModelsResult(names)
