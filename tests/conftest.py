@@ -97,7 +97,8 @@ class DemoServer:
 def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoServer]:
     """One daphne for the whole run, on a fresh SQLite file with the demo account set up."""
     data_dir = tmp_path_factory.mktemp("daphne")
-    env = server_env(data_dir)
+    # Paced like a real model, so a browser sees tool arguments grow fragment by fragment.
+    env = server_env(data_dir, CROSSWIRE_SIMULATOR_PACE_MS="25")
     password = prepare_database(env)
     server = start_daphne(env, data_dir / "daphne.log")
     try:

@@ -85,6 +85,8 @@ class DaphneServer:
 def start_daphne(env: dict[str, str], log_path: Path) -> DaphneServer:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    # The app reaches its simulator over HTTP; unless told otherwise, the one mounted on this very server.
+    env = {"CROSSWIRE_SIMULATOR_URL": f"{url}/sim", **env}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "playground.asgi:application"],

@@ -77,7 +77,7 @@ async def sign_in(page: Page, username: str, password: str) -> None:
     await page.get_by_label("Username").fill(username)
     await page.get_by_label("Password").fill(password)
     await page.get_by_role("button", name="Sign in").click()
-    await page.wait_for_url("**/")
+    await page.wait_for_url(lambda url: "/login/" not in url)
 
 
 @pytest.fixture

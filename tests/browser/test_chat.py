@@ -1,0 +1,82 @@
+"""The playground in a real browser: tool calls stream into cards, both panes fill, runs survive a reload."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from playwright.async_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+WIRE_SIGNS = {"Simulated OpenAI": '"tool_calls"', "Simulated Anthropic": "input_json_delta"}
+
+
+async def send(page: Page, endpoint: str, text: str) -> None:
+    await page.get_by_test_id("endpoint-select").select_option(label=endpoint)
+    await page.get_by_test_id("model-input").fill("sim-1")
+    await page.get_by_test_id("composer").fill(text)
+    await page.keyboard.press("Control+Enter")
+
+
+# Installed before sending: records, inside the page, every text the live card's arguments show while streaming.
+RECORD_ARGUMENT_STATES = """
+window.argumentStates = [];
+new MutationObserver(() => {
+  const card = document.querySelector("#live [data-testid=tool-call]");
+  const args = card && card.querySelector("[data-testid=tool-call-args]");
+  if (!args || card.dataset.status !== "streaming") return;
+  const states = window.argumentStates;
+  if (args.textContent && states[states.length - 1] !== args.textContent) states.push(args.textContent);
+}).observe(document.getElementById("live"), {subtree: true, childList: true, characterData: true});
+"""
+
+
+@pytest.mark.parametrize("endpoint", list(WIRE_SIGNS))
+async def test_arguments_stream_into_a_card_while_both_panes_fill(signed_in: Page, endpoint: str) -> None:
+    page = signed_in
+    await page.evaluate(RECORD_ARGUMENT_STATES)
+    await send(page, endpoint, '/call get_weather {"city": "Paris", "unit": "celsius"}')
+    card = page.get_by_test_id("tool-call").first
+    await expect(card).not_to_have_attribute("data-status", "streaming", timeout=15_000)
+    states: list[str] = await page.evaluate("window.argumentStates")
+    assert len(states) >= 3, f"expected to watch the arguments grow, saw {states}"
+    assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(states))
+    first_round_trip = page.locator("#rt-0")
+    await expect(first_round_trip.get_by_test_id("pane-wire")).to_contain_text(WIRE_SIGNS[endpoint])
+    await expect(first_round_trip.get_by_test_id("pane-internal")).to_contain_text("tool_call")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    # Saved and server-rendered now: the internal pane holds the assistant message with its tool_calls.
+    await expect(page.locator("#rt-0").get_by_test_id("pane-internal")).to_contain_text('"tool_calls"')
+    await expect(page.get_by_test_id("wire-event").first).to_be_visible()
+    card = page.get_by_test_id("tool-call").first
+    await expect(card).to_have_attribute("data-status", "done")
+    await expect(card).to_contain_text('"city": "Paris"')
+    await expect(page.get_by_test_id("message").last).to_contain_text("Paris")
+
+
+async def test_a_manual_call_is_answered_after_a_reload_mid_run(signed_in: Page) -> None:
+    page = signed_in
+    await page.get_by_text("System prompt and parameters").click()
+    await page.locator("textarea[name=system]").fill("You answer from the docs.")
+    await send(page, "Simulated Anthropic", '/call search_docs {"query": "refund policy"}')
+    await expect(page.get_by_test_id("tool-result-input")).to_be_visible(timeout=15_000)
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "waiting")
+    await page.reload()  # the run lives on the server: the page comes back to the same question
+    answer = page.get_by_test_id("tool-result-input")
+    await expect(answer).to_be_visible(timeout=15_000)
+    await answer.fill("Refunds are paid within 5 days.")
+    await page.get_by_test_id("tool-result-send").click()
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(page.get_by_test_id("message").last).to_contain_text("Refunds are paid within 5 days.")
+    await expect(page.get_by_test_id("translation-note").first).to_contain_text("top-level `system`")
+
+
+async def test_provider_errors_show_as_readable_cards(signed_in: Page) -> None:
+    page = signed_in
+    await page.get_by_test_id("endpoint-select").select_option(label="Simulated Anthropic")
+    await page.get_by_test_id("model-input").fill("sim-529")
+    await page.get_by_test_id("composer").fill("hello?")
+    await page.get_by_test_id("send").click()
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "error", timeout=15_000)
+    await expect(page.get_by_test_id("error").first).to_contain_text("overloaded")
