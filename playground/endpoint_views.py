@@ -21,7 +21,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from playground import endpoint_checks, teams
+from playground import crypto, endpoint_checks, teams
 from playground.catalog import Endpoint
 from playground.endpoint_forms import KINDS, PRESETS, PRESETS_BY_KEY, EndpointForm, spec_for
 from playground.models import Membership, Team
@@ -63,6 +63,11 @@ def _editable_endpoint(team: Team, pk: int) -> Endpoint:
     return endpoint
 
 
+def _unreadable_keys(endpoints: list[Endpoint]) -> set[int]:
+    """Endpoints whose stored key no longer decrypts (CROSSWIRE_ENCRYPTION_KEY changed): they need it again."""
+    return {e.pk for e in endpoints if e.api_key_encrypted and not crypto.decrypt(e.api_key_encrypted)}
+
+
 def _page_context(team: Team, membership: Membership | None, **extra: Any) -> dict[str, Any]:
     allowed = settings.CROSSWIRE_ALLOWED_BASE_URLS
     return {
@@ -85,7 +90,9 @@ def providers(request: HtmxHttpRequest) -> HttpResponse:
     team, membership = _team_and_membership(request)
     endpoints = list(visible_endpoints(team))
     own_count = sum(1 for endpoint in endpoints if endpoint.team_id is not None)
-    context = _page_context(team, membership, endpoints=endpoints, own_count=own_count)
+    context = _page_context(
+        team, membership, endpoints=endpoints, own_count=own_count, unreadable=_unreadable_keys(endpoints)
+    )
     return render(request, LIST, context)
 
 

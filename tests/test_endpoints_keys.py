@@ -138,3 +138,13 @@ def test_post_views_hide_the_key_from_error_reports(view_name: str) -> None:
     view(request, pk=1) if view_name == "edit_endpoint" else view(request)
     cleansed = SafeExceptionReporterFilter().get_post_parameters(request)
     assert cleansed["api_key"] != SECRET_KEY and cleansed["name"] == "x"
+
+
+def test_a_key_that_no_longer_decrypts_is_flagged(
+    client: Client, alice: User, team: Team, settings: SettingsWrapper
+) -> None:
+    make_endpoint(team, api_key=SECRET_KEY)
+    settings.CROSSWIRE_ENCRYPTION_KEY = Fernet.generate_key().decode()
+    response = signed_in(client, alice, team).get(reverse("providers"))
+    assert "unreadable: enter it again" in response.content.decode()
+    assert_no_key(response)
