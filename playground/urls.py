@@ -9,7 +9,6 @@ from playground import team_views, views
 urlpatterns = [
     path("", include("playground.chat.urls")),
     path("tools/", include("playground.tool_urls")),
-    path("conversations/", views.conversations, name="conversations"),
     path("compare/", views.compare, name="compare"),
     path("providers/", include("playground.endpoint_urls")),
     path("team/", team_views.team, name="team"),

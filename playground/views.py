@@ -10,11 +10,5 @@ from django.views.decorators.http import require_GET
 
 @require_GET
 @login_required
-def conversations(request: HttpRequest) -> HttpResponse:
-    return render(request, "playground/conversations.html", {"section": "conversations"})
-
-
-@require_GET
-@login_required
 def compare(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/compare.html", {"section": "compare"})

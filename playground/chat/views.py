@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -48,6 +49,24 @@ def playground(request: HttpRequest) -> HttpResponse:
             team=team, created_by=request.user, settings=_default_options(request, team)
         )
     return redirect("chat", pk=draft.pk)
+
+
+@require_GET
+@login_required
+def conversations(request: HttpRequest) -> HttpResponse:
+    """The team's saved chats, newest first; empty drafts are left out."""
+    team = get_current_team(request)
+    query = request.GET.get("q", "").strip()
+    rows = (
+        Conversation.objects.filter(team=team, messages__isnull=False)
+        .annotate(message_total=Count("messages", distinct=True), round_trip_total=Count("round_trips", distinct=True))
+        .select_related("created_by")
+        .order_by("-updated_at")
+    )
+    if query:
+        rows = rows.filter(title__icontains=query)
+    context = {"section": "conversations", "conversations": rows[:200], "query": query}
+    return render(request, "chat/list.html", context)
 
 
 @require_POST

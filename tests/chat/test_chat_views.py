@@ -1,0 +1,143 @@
+"""The playground pages: drafts, the saved transcript and panes as HTML, access, and the conversations list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from playground.history import Conversation, Message, RoundTrip
+from playground.teams import ensure_personal_team
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from playground.models import Team
+
+pytestmark = pytest.mark.django_db
+
+CALL = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+WIRE = {
+    "method": "POST",
+    "url": "http://127.0.0.1:8000/sim/openai/v1/chat/completions",
+    "headers": {"authorization": "[redacted]", "content-type": "application/json"},
+    "body": {"model": "sim-1", "messages": [{"role": "user", "content": "weather in Oslo?"}], "stream": True},
+}
+
+
+def saved_chat(team: Team, user: User) -> Conversation:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    conversation = Conversation.objects.create(
+        team=team,
+        created_by=user,
+        title="weather in Oslo?",
+        format="openai-chat",
+        model="sim-1",
+        endpoint_name="Simulated OpenAI",
+        status="done",
+        tools=[{"name": "get_weather", "parameters": schema}],
+    )
+    rt = RoundTrip.objects.create(
+        conversation=conversation,
+        position=0,
+        format="openai-chat",
+        model="sim-1",
+        request={"model": "sim-1", "messages": [{"role": "user", "content": "weather in Oslo?"}]},
+        notes=["reasoning dropped: target format has no equivalent"],
+        wire_request=WIRE,
+        wire_events=[{"t_ms": 12.4, "event": None, "data": '{"choices":[]}'}],
+        status_code=200,
+        finish_reason="tool_calls",
+        raw_finish_reason="tool_calls",
+        complete=True,
+        ttfb_ms=12.4,
+        total_ms=40.0,
+        usage={"prompt_tokens": 10, "completion_tokens": 5},
+    )
+    rows = [
+        ("user", {"role": "user", "content": "weather in Oslo?"}, None, {}),
+        ("assistant", {"role": "assistant", "content": None, "tool_calls": [CALL]}, rt, {}),
+        ("tool", {"role": "tool", "tool_call_id": "call_1", "content": "-3 and snow"}, None, {"source": "manual"}),
+    ]
+    for position, (role, data, round_trip, meta) in enumerate(rows):
+        Message.objects.create(
+            conversation=conversation, position=position, role=role, data=data, round_trip=round_trip, meta=meta
+        )
+    return conversation
+
+
+def test_the_playground_opens_a_draft_and_reuses_it(client: Client, alice: User) -> None:
+    client.force_login(alice)
+    first = client.get("/")
+    assert first.status_code == 302 and first["Location"].startswith("/c/")
+    assert client.get("/")["Location"] == first["Location"]
+    page = client.get(first["Location"])
+    assert page.status_code == 200
+    assert b'data-testid="composer"' in page.content and b"Ask something that needs a tool" in page.content
+
+
+def test_a_saved_chat_renders_its_cards_and_panes(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(alice)
+    html = client.get(f"/c/{conversation.pk}/").content.decode()
+    assert 'data-testid="tool-call"' in html and "get_weather" in html and "-3 and snow" in html
+    assert "✓ arguments match the schema" in html
+    assert 'data-testid="translation-note"' in html and "reasoning dropped" in html
+    assert 'data-testid="wire-event"' in html and "+12ms" in html
+    assert "stop tool_calls → tool_calls" in html and "TTFB 12 ms" in html
+    assert "${OPENAI_API_KEY}" in html, "copy as curl names the key's variable, never a value"
+
+
+def test_invalid_saved_arguments_point_at_the_field(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    message = conversation.messages.get(role="assistant")
+    message.data["tool_calls"][0]["function"]["arguments"] = '{"city": 7}'
+    message.save()
+    client.force_login(alice)
+    assert "/city: 7 is not of type" in client.get(f"/c/{conversation.pk}/").content.decode()
+
+
+def test_partials_render_for_htmx(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(alice)
+    transcript = client.get(f"/c/{conversation.pk}/transcript/").content.decode()
+    panes = client.get(f"/c/{conversation.pk}/panes/").content.decode()
+    assert transcript.lstrip().startswith('<div id="transcript"') and 'data-message-count="3"' in transcript
+    assert panes.lstrip().startswith('<div id="panes"') and 'id="rt-0"' in panes
+
+
+def test_viewers_read_without_a_composer(client: Client, team: Team, alice: User, carol: User) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(carol)
+    html = client.get(f"/c/{conversation.pk}/").content.decode()
+    assert "-3 and snow" in html and 'data-testid="composer"' not in html
+
+
+def test_other_teams_get_a_404(client: Client, team: Team, alice: User, django_user_model: type[User]) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(django_user_model.objects.create_user("mallory", password="pw-123456"))
+    assert client.get(f"/c/{conversation.pk}/").status_code == 404
+    assert client.get(f"/c/{conversation.pk}/panes/").status_code == 404
+
+
+def test_conversation_list_shows_saved_chats_and_searches(client: Client, team: Team, alice: User) -> None:
+    saved_chat(team, alice)
+    Conversation.objects.create(team=team, created_by=alice)  # an empty draft: not listed
+    client.force_login(alice)
+    session = client.session
+    session["team_id"] = team.pk
+    session.save()
+    client.post("/team/switch/", {"team": team.pk})
+    html = client.get("/conversations/").content.decode()
+    assert html.count('data-testid="conversation-row"') == 1 and "weather in Oslo?" in html
+    assert "No conversation matches" in client.get("/conversations/?q=tokyo").content.decode()
+
+
+def test_new_chat_copies_the_last_settings(client: Client, alice: User) -> None:
+    team = ensure_personal_team(alice)
+    Conversation.objects.create(team=team, created_by=alice, settings={"endpoint_id": 5, "model": "sim-deepseek"})
+    client.force_login(alice)
+    response = client.post("/c/new/")
+    created = Conversation.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
+    assert created.settings["model"] == "sim-deepseek"
