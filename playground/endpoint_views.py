@@ -14,7 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
@@ -53,7 +53,9 @@ def _require_editor(membership: Membership | None) -> Membership:
 
 def visible_endpoints(team: Team) -> QuerySet[Endpoint]:
     """The team's own endpoints and the built-in ones every team sees."""
-    return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True)).order_by("-kind", "name")
+    return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True)).order_by(
+        F("team_id").asc(nulls_first=True), "name"
+    )
 
 
 def _editable_endpoint(team: Team, pk: int) -> Endpoint:

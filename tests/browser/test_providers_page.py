@@ -76,3 +76,37 @@ async def test_add_from_a_preset_then_test_the_simulator(providers_page: Page) -
     await expect(result.locator(".endpoint-status")).to_have_text("OK")
     await expect(result).to_contain_text(re.compile(r"\d+ ms"))
     await expect(result).to_contain_text("sim-1")
+
+
+async def test_fetch_models_in_the_form_and_the_row_then_delete(
+    providers_page: Page, providers_server: DemoServer
+) -> None:
+    page = providers_page
+    page.on("dialog", lambda dialog: dialog.accept())
+    simulator_url = providers_server.server.env["CROSSWIRE_SIMULATOR_URL"]
+    await page.goto("/providers/new/?kind=openai-compatible")
+    form = page.get_by_test_id("endpoint-form")
+    await form.locator("input[name=name]").fill("Local sim")
+    await form.locator("input[name=base_url]").fill(simulator_url + "/openai/v1")
+    await form.get_by_role("button", name="Add endpoint").click()
+    await expect(page.locator(".flash-success")).to_have_text("Added Local sim.")
+
+    row = page.locator("tbody.endpoint").filter(has_text="Local sim")
+    await expect(row).to_contain_text("0 models")
+    await row.get_by_test_id("fetch-models").click()
+    await expect(row).to_contain_text("15 models")
+    await expect(row.get_by_test_id("test-result")).to_contain_text("Fetched 15 model names.")
+
+    await row.get_by_role("link", name="Edit").click()
+    models = page.locator("#model-fields")
+    await models.locator("textarea").fill("typed-only")
+    await models.get_by_test_id("fetch-models").click()
+    await expect(models.locator("textarea")).to_have_value(re.compile(r"^sim-1\nsim-ollama\n"))
+    await expect(models.locator("select[name=default_model]")).to_have_value("sim-1")
+    await page.get_by_role("link", name="Cancel").click()
+
+    row = page.locator("tbody.endpoint").filter(has_text="Local sim")
+    await row.get_by_role("button", name="Delete Local sim").click()
+    await expect(row).to_have_count(0)
+    await page.reload()
+    await expect(page.get_by_test_id("endpoint-row").filter(has_text="Local sim")).to_have_count(0)
