@@ -19,7 +19,7 @@ from providers.client import Endpoint as ClientEndpoint
 from providers.client import round_trip
 from providers.client.models import list_models
 from providers.errors import ProviderError
-from providers.types import ChatRequest
+from providers.types import ChatRequest, Message
 
 # Short enough that a dead host answers the click quickly, long enough for a cold local model to load.
 CHECK_TIMEOUT_S = 10.0
@@ -88,7 +88,8 @@ def client_endpoint_for(endpoint: Endpoint) -> ClientEndpoint:
 
 
 def ping_request(model: str) -> ChatRequest:
-    return {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": PING_MAX_TOKENS}
+    messages: list[Message] = [{"role": "user", "content": "ping"}]
+    return {"model": model, "messages": messages, "max_tokens": PING_MAX_TOKENS, "stream": False}
 
 
 @sensitive_variables("client_endpoint", "secret")
@@ -103,12 +104,10 @@ async def check_connection(endpoint: Endpoint) -> ConnectionResult:
     if refusal:
         return ConnectionResult(False, model, error_type="refused", message=refusal)
     client_endpoint = client_endpoint_for(endpoint)
-    request = ping_request(model)
-    request["stream"] = False
     started = time.perf_counter()
-    trip = await round_trip(client_endpoint, request)
+    trip = await round_trip(client_endpoint, ping_request(model))
     # From the moment the request left (the first use of an SDK spends a second importing it); a request that
-    # never left (refused by the SDK) is timed from the click.
+    # never left (refused by the SDK) is timed from the start.
     sent = trip.wire_request is not None
     latency_ms = round(trip.total_ms if sent else (time.perf_counter() - started) * 1000)
     secret = secret_of(endpoint)
