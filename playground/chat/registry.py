@@ -49,6 +49,8 @@ class ActiveRun:
     waiting: dict[str, Frame] = field(default_factory=dict)  # call id -> the frame that asked for input
     answers: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    started: bool = False
+    stop_requested: bool = False
     _outbox: list[Frame] = field(default_factory=list)
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
@@ -107,12 +109,19 @@ class ActiveRun:
 
     def control(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
-        if kind == "stop" and self.task is not None:
-            self.task.cancel()
+        if kind == "stop":
+            self.stop()
         elif kind in {"tool_result", "approval"}:
             future = self.answers.get(str(message.get("call_id")))
             if future is not None and not future.done():
                 future.set_result(message)
+
+    def stop(self) -> None:
+        """Cancel the run. A task cancelled before its first step would run no code at all (no cleanup, no saved
+        status), so until it has started the request is only noted, and the run checks it when it begins."""
+        self.stop_requested = True
+        if self.task is not None and self.started:
+            self.task.cancel()
 
     async def close(self) -> None:
         await self.flush()
@@ -146,6 +155,7 @@ class Registry:
         return run
 
     async def _run(self, run: ActiveRun, body: Callable[[ActiveRun], Awaitable[None]]) -> None:
+        run.started = True
         try:
             await body(run)
         except asyncio.CancelledError:

@@ -72,6 +72,8 @@ async def run_conversation(conversation_id: int, run: ActiveRun) -> None:
     await hooks.set_status(Conversation.Status.RUNNING, "")
     history = [m.data async for m in conversation.messages.order_by("position")]
     try:
+        if run.stop_requested:  # Stop arrived before the run began
+            raise asyncio.CancelledError
         outcome = await _loop(conversation, tools, hooks, history).run()
     except asyncio.CancelledError:
         await hooks.finish(Conversation.Status.STOPPED, "Stopped by you. Everything that had arrived is saved.")

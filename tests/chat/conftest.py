@@ -50,6 +50,7 @@ def headers_for(client: Client) -> Callable[[User], list[tuple[bytes, bytes]]]:
 
 
 def options(endpoint_name: str = "Simulated OpenAI", **overrides: Any) -> dict[str, Any]:
+    """Chat options as the page sends them; ``endpoint_name`` picks one of the simulated endpoints."""
     from playground.catalog import Endpoint
 
     endpoint = Endpoint.objects.get(name=endpoint_name)

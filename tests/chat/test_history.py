@@ -1,0 +1,70 @@
+"""A saved conversation keeps the exact tool definitions and requests it was run with."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.catalog import Tool
+from playground.chat.options import ChatOptions
+from playground.chat.service import TurnRefused, start_turn
+from playground.history import Conversation
+from tests.chat.conftest import options
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+
+
+async def run_turn(conversation: Conversation, text: str, **overrides: object) -> None:
+    chat_options = ChatOptions(**await database_sync_to_async(options)(**overrides))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    run = await start_turn(conversation=fresh, text=text, options=chat_options)
+    assert run.task is not None
+    await run.task
+
+
+async def test_editing_a_tool_leaves_saved_runs_as_they_were(conversation: Conversation, alice: User) -> None:
+    await run_turn(conversation, '/call lookup_order {"order_id": "A-1001"}', tools=["lookup_order"])
+    tool = await Tool.objects.aget(team_id=conversation.team_id, name="lookup_order")
+    tool.description, tool.canned_default = "Changed later", "changed"
+    tool.parameters = {"type": "object", "properties": {}}
+    await tool.asave()
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    [snapshot] = saved.tools
+    assert snapshot["description"] == "Look up an order by its id and return its status."
+    assert snapshot["parameters"]["required"] == ["order_id"]
+    first = await saved.round_trips.aget(position=0)
+    assert first.request["tools"][0]["function"]["description"].startswith("Look up an order")
+    assert first.wire_request["body"]["tools"][0]["function"]["parameters"]["required"] == ["order_id"]
+    result = await saved.messages.aget(role="tool")
+    assert result.data["content"] == '{"status": "shipped", "eta": "2 days"}'
+
+
+async def test_a_second_turn_continues_the_saved_history(conversation: Conversation, alice: User) -> None:
+    await run_turn(conversation, '/call calculator {"expression": "2+2"}', tools=["calculator"])
+    await run_turn(conversation, "thanks!", tools=["calculator"], endpoint_name="Simulated Anthropic")
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    last = await saved.round_trips.order_by("-position").afirst()
+    assert last is not None and last.format == "anthropic" and last.complete
+    roles = [m["role"] for m in last.request["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "user"], "the whole OpenAI-format history is sent on"
+    wire_roles = [m["role"] for m in last.wire_request["body"]["messages"]]
+    assert wire_roles == ["user", "assistant", "user", "assistant", "user"], "tool results became a user message"
+
+
+async def test_a_second_turn_is_refused_and_an_early_stop_still_ends_the_run(
+    conversation: Conversation, alice: User
+) -> None:
+    chat_options = ChatOptions(**await database_sync_to_async(options)())  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    run = await start_turn(conversation=fresh, text="/call search_docs", options=chat_options)
+    with pytest.raises(TurnRefused, match="still running"):
+        await start_turn(conversation=fresh, text="again", options=chat_options)
+    assert run.task is not None
+    run.stop()  # before the run has even started: it must still end, saved as stopped
+    await run.task
+    assert (await Conversation.objects.aget(pk=conversation.pk)).status == "stopped"
