@@ -33,13 +33,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+def start_server(data_dir: Path, **extra_env: str) -> tuple[subprocess.Popen[bytes], str, str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "CROSSWIRE_ENV": "local", "CROSSWIRE_DATA_DIR": str(data_dir), "DEBUG": "1"}
+    # The app reaches its built-in simulator over HTTP: the one mounted on this very server.
+    env.update({"CROSSWIRE_SIMULATOR_URL": f"{url}/sim", **extra_env})
     env.pop("DATABASE_URL", None)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=ROOT)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     out = subprocess.run([*manage, "setup_demo", "--url", url], env=env, check=True, cwd=ROOT, capture_output=True)
     password = re.search(r"Password:\s+(\S+)", out.stdout.decode())
     assert password, out.stdout

@@ -161,6 +161,7 @@
   function onWire(frame) {
     var rt = state.rts[frame.rt];
     if (!rt) return;
+    if (!rt.pane.wireEvents.firstChild) rt.pane.metrics.textContent = "TTFB " + Math.round(frame.t_ms) + " ms · streaming…";
     var line = testid(el("li"), "wire-event");
     line.appendChild(el("span", "t", "+" + Math.round(frame.t_ms) + "ms"));
     if (frame.event) line.appendChild(el("span", "ev", frame.event));
@@ -394,8 +395,14 @@
     stopButton.addEventListener("click", function () { send({ type: "stop" }); });
   }
   var endpointSelect = document.getElementById("opt-endpoint");
+  function showFormat() {
+    var label = document.getElementById("wire-format");
+    if (label && endpointSelect) label.textContent = endpointSelect.options[endpointSelect.selectedIndex].dataset.format;
+  }
   if (endpointSelect) {
+    showFormat();
     endpointSelect.addEventListener("change", function () {
+      showFormat();
       fillModels();
       var model = document.getElementById("opt-model");
       model.value = endpointSelect.options[endpointSelect.selectedIndex].dataset.defaultModel || model.value;
