@@ -11,6 +11,8 @@ from playground import crypto
 from playground.tooling.tools import ToolConfig
 from providers.client import Endpoint as ClientEndpoint
 
+KEYLESS_PLACEHOLDER = "no-key"
+
 
 def empty_parameters() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "required": []}
@@ -108,4 +110,7 @@ class Endpoint(models.Model):
         headers: dict[str, str] = {}
         if self.is_simulated and pace_ms is not None:
             headers["x-sim-pace-ms"] = str(pace_ms)
-        return ClientEndpoint(self.format, self.resolved_base_url(), self.api_key(), timeout=timeout, headers=headers)
+        # The SDKs refuse to build a client without a key; local servers (Ollama, llama.cpp) need none and ignore
+        # this placeholder, and a real API answers it with a readable 401.
+        key = self.api_key() or KEYLESS_PLACEHOLDER
+        return ClientEndpoint(self.format, self.resolved_base_url(), key, timeout=timeout, headers=headers)

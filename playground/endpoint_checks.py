@@ -7,7 +7,7 @@ text has been scrubbed of the key, because these results are rendered and a prov
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.views.decorators.debug import sensitive_variables
@@ -26,9 +26,6 @@ CHECK_TIMEOUT_S = 10.0
 PING_MAX_TOKENS = 16
 REPLY_EXCERPT_CHARS = 80
 REDACTED = "[redacted]"
-# The openai SDK refuses to build a client without a key, but local servers (Ollama, llama.cpp, vLLM) take none;
-# their docs use a placeholder such as this one, which they ignore.
-KEYLESS_PLACEHOLDER = "no-key"
 
 
 @dataclass(frozen=True)
@@ -81,10 +78,7 @@ def secret_of(endpoint: Endpoint) -> str:
 
 
 def client_endpoint_for(endpoint: Endpoint) -> ClientEndpoint:
-    client_endpoint = endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
-    if not client_endpoint.api_key and endpoint.format == "openai-chat":
-        return replace(client_endpoint, api_key=KEYLESS_PLACEHOLDER)
-    return client_endpoint
+    return endpoint.client_endpoint(timeout=CHECK_TIMEOUT_S)
 
 
 def ping_request(model: str) -> ChatRequest:

@@ -39,8 +39,15 @@ class RawResponse(Protocol):
 OnRequest = Callable[[WireRequest], Awaitable[None]]
 
 
+# Headers an SDK adds from the server's own environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID): they describe the
+# deployment's account and must never travel to an endpoint a user configured.
+AMBIENT_HEADERS = ("openai-organization", "openai-project")
+
+
 def _http_client(endpoint: Endpoint, on_request: OnRequest) -> httpx2.AsyncClient:
     async def hook(request: httpx2.Request) -> None:
+        for name in AMBIENT_HEADERS:
+            request.headers.pop(name, None)
         content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
         await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 

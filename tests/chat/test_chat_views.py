@@ -141,3 +141,14 @@ def test_new_chat_copies_the_last_settings(client: Client, alice: User) -> None:
     response = client.post("/c/new/")
     created = Conversation.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
     assert created.settings["model"] == "sim-deepseek"
+
+
+def test_keyless_endpoints_get_a_placeholder_the_sdks_accept(team: Team) -> None:
+    from playground.catalog import Endpoint
+
+    ollama = Endpoint.objects.create(
+        team=team, name="Ollama", kind="openai-compatible", format="openai-chat", base_url="http://localhost:11434/v1"
+    )
+    assert ollama.client_endpoint().api_key == "no-key"
+    ollama.set_api_key("sk-real")
+    assert ollama.client_endpoint().api_key == "sk-real"

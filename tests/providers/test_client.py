@@ -163,3 +163,14 @@ async def test_snapshot_marks_a_stopped_run_without_losing_text() -> None:
     text = run.snapshot().result.message["content"]
     stopped = run.snapshot()
     assert text and stopped.result.message["content"] == text
+
+
+async def test_ambient_account_headers_never_leave(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The openai SDK adds these from the server's environment; a user's endpoint must not receive them.
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-of-the-deployment")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-of-the-deployment")
+    rt = await round_trip(endpoint("openai-chat"), weather_request())
+    assert rt.wire_request is not None
+    sent = {name.lower() for name in rt.wire_request.headers}
+    assert "openai-organization" not in sent and "openai-project" not in sent
+    assert "deployment" not in json.dumps(rt.wire_request.to_dict())
