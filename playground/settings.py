@@ -176,9 +176,7 @@ DATABASE_URL = env_secret("DATABASE_URL")
 if DATABASE_URL:
     # Persistent connections are off by default: under ASGI every request may run in a fresh thread.
     DATABASES = {
-        "default": dj_database_url.parse(
-            DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0), conn_health_checks=True
-        )
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0), conn_health_checks=True)
     }
 else:
     DATABASES = {
@@ -293,4 +291,4 @@ CROSSWIRE_ALLOWED_BASE_URLS = env_list("CROSSWIRE_ALLOWED_BASE_URLS", [] if PROD
 # Where the app reaches its own built-in provider simulator (mounted at /sim by playground.asgi).
 CROSSWIRE_SIMULATOR_URL = env_str("CROSSWIRE_SIMULATOR_URL", "http://127.0.0.1:8000/sim").rstrip("/")
 # Delay between simulated stream chunks, so streaming is visible in the browser.
-CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 0)
+CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 30)

@@ -37,6 +37,12 @@ def fast_password_hashing(settings: SettingsWrapper) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def unpaced_simulator(settings: SettingsWrapper) -> None:
+    # The app paces the simulator so people can watch; tests that want a pace set one themselves.
+    settings.CROSSWIRE_SIMULATOR_PACE_MS = 0
+
+
 @pytest.fixture
 def alice(django_user_model: type[User]) -> User:
     return django_user_model.objects.create_user("alice", password=PASSWORD)

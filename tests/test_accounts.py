@@ -135,6 +135,22 @@ def test_setup_demo_is_idempotent_and_rotates_the_password(settings: SettingsWra
     assert roles == {"demo": Role.OWNER, "ada": Role.EDITOR, "grace": Role.VIEWER}
 
 
+def test_setup_demo_registers_the_simulated_endpoints_and_example_tools(settings: SettingsWrapper) -> None:
+    from playground.catalog import Endpoint, Tool
+
+    settings.DEBUG = True
+    run_setup_demo()
+    run_setup_demo()  # twice: nothing is duplicated
+    simulated = Endpoint.objects.filter(team__isnull=True, kind="simulated").order_by("name")
+    assert [(e.name, e.format, e.base_url) for e in simulated] == [
+        ("Simulated Anthropic", "anthropic", "/anthropic"),
+        ("Simulated OpenAI", "openai-chat", "/openai/v1"),
+    ]
+    assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[1].model_names)
+    demo_tools = set(Tool.objects.filter(team__name="Demo team").values_list("name", flat=True))
+    assert demo_tools == {"get_weather", "calculator", "lookup_order", "search_docs"}
+
+
 def test_setup_demo_refuses_when_debug_is_off(settings: SettingsWrapper, django_user_model: type[User]) -> None:
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DEBUG is off"):
