@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,7 @@ from playground.chat.registry import ActiveRun, Frame
 from playground.history import Conversation, Message, RoundTrip
 from playground.tooling.loop import Decision
 from playground.tooling.results import ToolResult
-from playground.tooling.schema import check_arguments
+from playground.tooling.schema import check_arguments, field_states
 from playground.tooling.tools import ToolConfig
 from providers import events as ev
 from providers.client import RequestSent, Update, WireEvent
@@ -20,12 +21,17 @@ from providers.client import RoundTrip as ClientRoundTrip
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
 
+# Re-parsing the partial arguments costs O(length): at most this often per call, so long arguments stay cheap.
+FIELD_CHECK_EVERY_S = 0.1
+
 
 @dataclass
 class _LiveCall:
     id: str
     name: str
     parts: list[str] = field(default_factory=list)
+    checked_at: float = 0.0
+    last_fields: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -83,9 +89,22 @@ class ConversationHooks:
         if isinstance(event, ev.ToolCallStart):
             self.calls[event.index] = _LiveCall(event.id, event.name)
         elif isinstance(event, ev.ToolCallDelta) and event.index in self.calls:
-            self.calls[event.index].parts.append(event.arguments)
+            call = self.calls[event.index]
+            call.parts.append(event.arguments)
+            if time.monotonic() - call.checked_at >= FIELD_CHECK_EVERY_S:
+                await self._fields(rt, call)
         elif isinstance(event, ev.ToolCallEnd) and event.index in self.calls:
+            await self._fields(rt, self.calls[event.index])
             await self.run.emit(self._check_frame(rt, event.index, self.calls[event.index]))
+
+    async def _fields(self, rt: int, call: _LiveCall) -> None:
+        """Field by field, what the arguments so far look like against the schema: sent only when it changes."""
+        call.checked_at = time.monotonic()
+        tool = self.tools.get(call.name)
+        states = [f.to_dict() for f in field_states(tool.parameters if tool else None, "".join(call.parts))]
+        if states != call.last_fields:
+            call.last_fields = states
+            await self.run.emit({"type": "tool.fields", "rt": rt, "call_id": call.id, "fields": states})
 
     def _check_frame(self, rt: int, index: int, call: _LiveCall) -> Frame:
         tool = self.tools.get(call.name)

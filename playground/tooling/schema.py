@@ -127,3 +127,49 @@ def _strict_problems(node: dict[str, Any], path: str) -> list[Problem]:
         if isinstance(child, dict):
             problems.extend(_strict_problems(child, f"{path}/properties/{name}"))
     return problems
+
+
+@dataclass(frozen=True, slots=True)
+class FieldState:
+    name: str
+    state: str  # "ok" | "invalid" | "streaming" | "missing"
+    message: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "state": self.state, "message": self.message}
+
+
+def field_states(schema: dict[str, Any] | None, partial: str) -> list[FieldState]:
+    """Top-level fields of arguments still streaming: which are settled and valid, arriving, invalid or missing.
+
+    Two partial parses: one lets any value be unfinished, the other only objects, so a string or number still
+    being written is absent from the second. A field whose two values differ is still arriving.
+    """
+    from partial_json_parser import Allow, loads  # only the live check needs it
+
+    try:
+        everything, settled = loads(partial), loads(partial, Allow.OBJ)
+    except Exception:  # the text is not a JSON prefix at all; the final check will say why
+        return []
+    if not isinstance(everything, dict) or not isinstance(settled, dict):
+        return []
+    schema = schema or {}
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    names = [n for n in properties if n in everything or n in required] + [n for n in everything if n not in properties]
+    return [_field_state(n, everything, settled, properties, schema) for n in names]
+
+
+def _field_state(
+    name: str, everything: dict[str, Any], settled: dict[str, Any], properties: dict[str, Any], schema: dict[str, Any]
+) -> FieldState:
+    if name not in everything:
+        return FieldState(name, "missing", "required, not sent yet")
+    if name not in settled or settled[name] != everything[name]:
+        return FieldState(name, "streaming")
+    if name not in properties:
+        if schema.get("additionalProperties") is False:
+            return FieldState(name, "invalid", "not in the schema")
+        return FieldState(name, "ok")
+    errors = sorted(Draft202012Validator(properties[name]).iter_errors(everything[name]), key=lambda e: e.message)
+    return FieldState(name, "invalid", errors[0].message) if errors else FieldState(name, "ok")

@@ -58,6 +58,7 @@
     "rt.wire": onWire,
     "rt.delta": onDelta,
     "tool.check": onCheck,
+    "tool.fields": onFields,
     "tool.awaiting": onAwaiting,
     "tool.result": onToolResult,
     "rt.end": onRoundTripEnd,
@@ -238,6 +239,19 @@
     if (!card) return;
     card.args.textContent = pretty(card.raw || "{}");
     setBadge(card, "pending", "complete");
+  }
+  // Field by field while the arguments stream: settled and valid, arriving, invalid, or required and not sent yet.
+  var FIELD_MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
+  function onFields(frame) {
+    var card = state.cards[frame.call_id];
+    if (!card) return;
+    if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
+    card.fields.textContent = "";
+    frame.fields.forEach(function (f) {
+      var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, FIELD_MARKS[f.state] + " " + f.name));
+      chip.dataset.state = f.state;
+      if (f.message) chip.title = f.message;
+    });
   }
   function onCheck(frame) {
     var card = state.cards[frame.call_id];

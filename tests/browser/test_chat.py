@@ -42,6 +42,7 @@ async def test_arguments_stream_into_a_card_while_both_panes_fill(signed_in: Pag
     states: list[str] = await page.evaluate("window.argumentStates")
     assert len(states) >= 3, f"expected to watch the arguments grow, saw {states}"
     assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(states))
+    await expect(card.get_by_test_id("tool-fields")).to_contain_text("✓ city")
     first_round_trip = page.locator("#rt-0")
     await expect(first_round_trip.get_by_test_id("pane-wire")).to_contain_text(WIRE_SIGNS[endpoint])
     await expect(first_round_trip.get_by_test_id("pane-internal")).to_contain_text("tool_call")

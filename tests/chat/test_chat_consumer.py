@@ -52,6 +52,8 @@ async def test_a_builtin_tool_loop_streams_and_is_saved(
     assert len(deltas) >= 2, "arguments stream in fragments"
     [check] = of_type(frames, "tool.check")
     assert check["ok"] is True
+    fields = of_type(frames, "tool.fields")
+    assert fields and fields[-1]["fields"] == [{"name": "expression", "state": "ok", "message": ""}]
     [result] = of_type(frames, "tool.result")
     assert json.loads(result["content"])["result"] == 42 and result["source"] == "builtin:calculator"
     assert frames[-1] == {"type": "run.end", "status": "done", "message": "The model finished."}

@@ -6,6 +6,7 @@ from playground.tooling.schema import (
     check_arguments,
     check_schema,
     check_tool_name,
+    field_states,
     parse_schema_text,
     portability,
     schema_from_example,
@@ -93,3 +94,41 @@ def test_strict_portability_lists_missing_required_and_additional_properties() -
     assert "/properties/a: strict mode needs `additionalProperties: false`." in messages
     strict_ok = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
     assert portability(strict_ok, strict=True) == []
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "days": {"type": "integer", "maximum": 7},
+        "opts": {"type": "object", "properties": {"metric": {"type": "boolean"}}},
+    },
+    "required": ["city", "days"],
+    "additionalProperties": False,
+}
+
+
+def states(text: str) -> dict[str, str]:
+    return {f.name: f.state for f in field_states(SCHEMA, text)}
+
+
+def test_field_states_follow_arguments_as_they_stream() -> None:
+    assert states('{"ci') == {"city": "missing", "days": "missing"}
+    assert states('{"city": "Pa') == {"city": "streaming", "days": "missing"}
+    assert states('{"city": "Paris", "da') == {"city": "ok", "days": "missing"}
+    assert states('{"city": "Paris", "days": 1') == {"city": "ok", "days": "streaming"}
+    partial_nested = '{"city": "Paris", "days": 3, "opts": {"metric": tr'
+    assert states(partial_nested) == {"city": "ok", "days": "ok", "opts": "streaming"}
+    assert states(partial_nested + "ue}}") == {"city": "ok", "days": "ok", "opts": "ok"}
+
+
+def test_field_states_point_at_invalid_values_before_the_call_ends() -> None:
+    [_, days] = field_states(SCHEMA, '{"city": "Oslo", "days": 12,')
+    assert (days.state, days.message) == ("invalid", "12 is greater than the maximum of 7")
+    extra = {f.name: f for f in field_states(SCHEMA, '{"city": "Oslo", "days": 1, "mood": "x"}')}
+    assert (extra["mood"].state, extra["mood"].message) == ("invalid", "not in the schema")
+
+
+def test_field_states_of_text_that_is_not_json_are_empty() -> None:
+    assert field_states(SCHEMA, "not json") == []
+    assert field_states(SCHEMA, "[1, 2") == []
