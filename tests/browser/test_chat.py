@@ -81,3 +81,25 @@ async def test_provider_errors_show_as_readable_cards(signed_in: Page) -> None:
     await page.get_by_test_id("send").click()
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "error", timeout=15_000)
     await expect(page.get_by_test_id("error").first).to_contain_text("overloaded")
+
+
+async def test_a_tool_defined_on_the_tools_page_is_called_in_the_chat(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/tools/")
+    await page.get_by_role("link", name="New tool").first.click()
+    await page.get_by_test_id("tool-name-input").fill("check_stock")
+    schema = '{"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}'
+    await page.get_by_test_id("schema-editor").fill(schema)
+    await page.get_by_test_id("save-tool").click()
+    await expect(page.locator('[data-testid="tool-row"][data-tool="check_stock"]')).to_be_visible()
+
+    await page.get_by_role("link", name="Playground").click()
+    await page.locator(".tool-pick", has_text="check_stock").locator("input").check()
+    await send(page, "Simulated OpenAI", '/call check_stock {"sku": "A-1"}')
+    card = page.get_by_test_id("tool-call").first
+    await expect(card).to_contain_text("check_stock")
+    answer = page.get_by_test_id("tool-result-input")
+    await answer.fill("12 in stock")
+    await answer.press("Control+Enter")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(page.get_by_test_id("message").last).to_contain_text("12 in stock")
