@@ -24,7 +24,7 @@ from playwright.async_api import Page, async_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
-PAGES = [("", "playground"), ("team/", "team")]
+PAGES = [("", "playground"), ("tools/", "tools"), ("providers/", "providers-list"), ("team/", "team")]
 
 
 def free_port() -> int:
@@ -84,7 +84,7 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.fill("input[name=username]", "demo")
             await page.fill("input[name=password]", password)
             await page.click("button[type=submit]")
-            await page.wait_for_url(f"{url}/")
+            await page.wait_for_selector("[data-testid=composer]")
             await page.select_option("#team-switch", label="Demo team")
             await page.wait_for_load_state("networkidle")
             for path, name in PAGES:
