@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 ErrorType = Literal[
@@ -43,3 +46,58 @@ class ProviderError(Exception):
             "retryable": self.retryable,
             "retry_after": self.retry_after,
         }
+
+
+# What an HTTP status says on its own, whatever the provider: each codec reads its own error body first.
+STATUS_TYPES: dict[int, ErrorType] = {
+    400: "invalid_request",
+    401: "authentication",
+    403: "permission",
+    404: "not_found",
+    408: "timeout",
+    413: "invalid_request",
+    422: "invalid_request",
+    429: "rate_limit",
+    503: "overloaded",
+    504: "timeout",
+    529: "overloaded",
+}
+
+
+def status_type(status: int) -> ErrorType | None:
+    if status in STATUS_TYPES:
+        return STATUS_TYPES[status]
+    if 500 <= status < 600:
+        return "server"
+    if 400 <= status < 500:
+        return "invalid_request"
+    return None
+
+
+def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds to wait: ``retry-after-ms`` (OpenAI, more precise) wins over ``retry-after`` (seconds or HTTP date)."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    millis = _non_negative(lowered.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    seconds = _non_negative(value)
+    if seconds is not None:
+        return seconds
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
+
+
+def _non_negative(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if number >= 0 else None

@@ -13,7 +13,8 @@ from playground import endpoint_checks
 from playground.catalog import Endpoint
 from playground.demo_catalog import load_simulated_endpoints
 from providers.simulator import anthropic_server, openai_server
-from tests.endpoint_support import HTMX, make_endpoint, signed_in, standalone_simulator, unreachable_url
+from tests.endpoint_support import HTMX, make_endpoint, signed_in, unreachable_url
+from tests.simulator_process import standalone_simulator
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

@@ -22,9 +22,9 @@ from tests.endpoint_support import (
     form_data,
     make_endpoint,
     signed_in,
-    standalone_simulator,
     unreachable_url,
 )
+from tests.simulator_process import standalone_simulator
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

@@ -28,9 +28,7 @@ def test_database_url_connects_to_postgresql(services: Services, tmp_path: Path)
         "import django; django.setup(); from django.db import connection; connection.ensure_connection(); "
         "print(connection.vendor, connection.pg_version >= 130000)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["postgresql", "True"]
 

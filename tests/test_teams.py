@@ -138,9 +138,7 @@ def test_adding_an_unknown_or_existing_member_explains_why(
 
 
 @pytest.mark.parametrize("actor", ["bob", "carol"])
-def test_only_owners_manage_members(
-    client: Client, team: Team, actor: str, django_user_model: type[User]
-) -> None:
+def test_only_owners_manage_members(client: Client, team: Team, actor: str, django_user_model: type[User]) -> None:
     user = django_user_model.objects.get(username=actor)
     alice = django_user_model.objects.get(username="alice")
     signed_in(client, user, team)
@@ -187,9 +185,7 @@ def test_owner_removes_a_member(client: Client, alice: User, carol: User, team: 
     assert role_of(team, carol) is None
 
 
-def test_an_owner_who_leaves_is_sent_back_to_their_own_team(
-    client: Client, alice: User, bob: User, team: Team
-) -> None:
+def test_an_owner_who_leaves_is_sent_back_to_their_own_team(client: Client, alice: User, bob: User, team: Team) -> None:
     teams.change_role(membership=membership(team, bob), actor=alice, role=Role.OWNER)
     response = signed_in(client, alice, team).post(
         reverse("team-remove-member", args=[membership(team, alice).pk]), **HTMX

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from providers.errors import RETRYABLE, ErrorType, ProviderError
+from providers.errors import RETRYABLE, ErrorType, ProviderError, retry_after, status_type
 
 ERROR_TYPES: dict[str, ErrorType] = {
     "invalid_request_error": "invalid_request",
@@ -23,21 +23,6 @@ ERROR_TYPES: dict[str, ErrorType] = {
     "api_error": "server",
     "overloaded_error": "overloaded",
     "timeout_error": "timeout",
-}
-STATUS_TYPES: dict[int, ErrorType] = {
-    400: "invalid_request",
-    401: "authentication",
-    403: "permission",
-    404: "not_found",
-    408: "timeout",
-    413: "invalid_request",
-    422: "invalid_request",
-    429: "rate_limit",
-    500: "server",
-    502: "server",
-    503: "overloaded",
-    504: "timeout",
-    529: "overloaded",
 }
 WIRE_ERROR_TYPES: dict[str, str] = {
     "invalid_request": "invalid_request_error",
@@ -78,9 +63,7 @@ def encode_error(error: ProviderError) -> dict[str, Any]:
 
 
 def _status_type(status: int) -> ErrorType:
-    if status in STATUS_TYPES:
-        return STATUS_TYPES[status]
-    return "server" if status >= 500 else "invalid_request"
+    return status_type(status) or ("server" if status >= 500 else "invalid_request")
 
 
 def _plain_message(status: int, text: str) -> str:
@@ -89,14 +72,4 @@ def _plain_message(status: int, text: str) -> str:
 
 
 def _error(kind: ErrorType, message: str, status: int, headers: Mapping[str, str], raw: Any) -> ProviderError:
-    return ProviderError(kind, message, status, kind in RETRYABLE, _retry_after(headers), raw)
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    for name, value in headers.items():
-        if name.lower() == "retry-after":
-            try:
-                return max(float(value), 0.0)
-            except ValueError:
-                return None  # an HTTP date: rare from Anthropic, and the caller backs off anyway
-    return None
+    return ProviderError(kind, message, status, kind in RETRYABLE, retry_after(headers), raw)

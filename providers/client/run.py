@@ -11,9 +11,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
+
 from providers import events as ev
 from providers.client.capture import Clock, RoundTrip, WireEvent, WireRequest
-from providers.client.sdk import Endpoint, open_response, sdk_exceptions
+from providers.client.sdk import Endpoint, map_exception, open_response, sdk_exceptions
 from providers.errors import ProviderError
 from providers.formats import StreamDecoder, WireFormat, get_format
 from providers.sse import SSEParser
@@ -139,25 +141,15 @@ class RoundTripRun:
     def _map_exception(self, exc: Exception) -> ProviderError:
         sdk = sdk_exceptions(self.endpoint)
         if isinstance(exc, sdk.APIStatusError):
+            # The error body is part of what the provider said: keep it for the wire pane.
             self.status = exc.status_code
             body = exc.response.content if exc.response is not None else b""
             self.wire_events.append(WireEvent(self.clock.since_start_ms(), body.decode(errors="replace")))
-            return self.codec.decode_error(exc.status_code, body, dict(exc.response.headers))
-        if isinstance(exc, sdk.APITimeoutError):
-            return ProviderError("timeout", f"No answer within {self.endpoint.timeout:g} s.", retryable=True)
-        if isinstance(exc, sdk.APIConnectionError):
-            return ProviderError("connection", f"Could not reach the provider: {exc}", retryable=True)
-        return _transport_error(exc)
-
-
-def _transport_error(exc: Exception) -> ProviderError:
-    import httpx2
-
-    if isinstance(exc, httpx2.TimeoutException):
-        return ProviderError("timeout", "The provider stopped sending before the stream ended.", retryable=True)
-    if isinstance(exc, httpx2.TransportError):
-        return ProviderError("connection", f"The connection was cut mid-stream ({exc}).", retryable=True)
-    return ProviderError("invalid_response", f"{type(exc).__name__}: {exc}")
+        elif isinstance(exc, httpx2.TimeoutException):
+            return ProviderError("timeout", "The provider stopped sending before the stream ended.", retryable=True)
+        elif isinstance(exc, httpx2.TransportError):
+            return ProviderError("connection", f"The connection was cut mid-stream ({exc}).", retryable=True)
+        return map_exception(self.endpoint, exc)
 
 
 async def round_trip(endpoint: Endpoint, request: ChatRequest, emit: Emit = _discard) -> RoundTrip:

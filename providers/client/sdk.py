@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import httpx2
 
 from providers.client.capture import WireRequest
+from providers.errors import ProviderError
+from providers.formats import get_format
 
 
 @dataclass
@@ -44,12 +46,15 @@ OnRequest = Callable[[WireRequest], Awaitable[None]]
 AMBIENT_HEADERS = ("openai-organization", "openai-project")
 
 
-def _http_client(endpoint: Endpoint, on_request: OnRequest) -> httpx2.AsyncClient:
+def http_client(endpoint: Endpoint, on_request: OnRequest | None = None) -> httpx2.AsyncClient:
+    """The HTTP client every SDK call goes through: timeouts, and a hook that records and cleans each request."""
+
     async def hook(request: httpx2.Request) -> None:
         for name in AMBIENT_HEADERS:
             request.headers.pop(name, None)
-        content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
-        await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
+        if on_request is not None:
+            content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
+            await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
     return httpx2.AsyncClient(timeout=timeout, event_hooks={"request": [hook]}, transport=endpoint.transport)
@@ -68,29 +73,31 @@ def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, A
 @asynccontextmanager
 async def open_response(endpoint: Endpoint, body: dict[str, Any], on_request: OnRequest) -> AsyncIterator[Any]:
     """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response."""
-    async with _http_client(endpoint, on_request) as http_client:
-        resource = _resource(endpoint, http_client)
+    async with http_client(endpoint, on_request) as http:
+        client = sdk_client(endpoint, http)
+        resource = client.messages if endpoint.format == "anthropic" else client.chat.completions
         kwargs = _split_body(resource.create, body)
         async with resource.with_streaming_response.create(**kwargs) as response:
             yield response
 
 
-def _resource(endpoint: Endpoint, http_client: httpx2.AsyncClient) -> Any:
+def sdk_client(endpoint: Endpoint, http: httpx2.AsyncClient) -> Any:
+    """The format's official async SDK client, on our HTTP client."""
     common: dict[str, Any] = {
         "api_key": endpoint.api_key,
         "base_url": endpoint.base_url,
         "max_retries": endpoint.max_retries,
         "timeout": endpoint.timeout,
         "default_headers": endpoint.headers or None,
-        "http_client": http_client,
+        "http_client": http,
     }
     if endpoint.format == "anthropic":
         import anthropic
 
-        return anthropic.AsyncAnthropic(**common).messages
+        return anthropic.AsyncAnthropic(**common)
     import openai
 
-    return openai.AsyncOpenAI(**common).chat.completions
+    return openai.AsyncOpenAI(**common)
 
 
 def sdk_exceptions(endpoint: Endpoint) -> Any:
@@ -102,3 +109,40 @@ def sdk_exceptions(endpoint: Endpoint) -> Any:
     import openai
 
     return openai
+
+
+def map_exception(endpoint: Endpoint, exc: Exception) -> ProviderError:
+    sdk = sdk_exceptions(endpoint)
+    if isinstance(exc, sdk.APIStatusError):
+        response = exc.response
+        body = response.content if response is not None else b""
+        headers = dict(response.headers) if response is not None else {}
+        return get_format(endpoint.format).decode_error(exc.status_code, body, headers)
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderError("timeout", f"No answer within {endpoint.timeout:g} s.", retryable=True)
+    if isinstance(exc, sdk.APIConnectionError):
+        return ProviderError("connection", f"Could not reach the provider: {_reason(exc)}", retryable=True)
+    if isinstance(exc, httpx2.TimeoutException):
+        return ProviderError("timeout", f"No answer within {endpoint.timeout:g} s.", retryable=True)
+    if isinstance(exc, httpx2.TransportError):
+        return ProviderError("connection", f"Could not reach the provider: {exc}", retryable=True)
+    if isinstance(exc, _sdk_base_error(endpoint)):
+        # The SDK refused before sending anything (e.g. the openai SDK without a key); its message says why.
+        return ProviderError("invalid_request", _shorten(str(exc)))
+    # A server that answers 200 with something we cannot read (an HTML page, a different JSON shape).
+    return ProviderError("invalid_response", f"The provider's answer could not be read ({type(exc).__name__}: {exc}).")
+
+
+def _sdk_base_error(endpoint: Endpoint) -> type[Exception]:
+    sdk = sdk_exceptions(endpoint)
+    return sdk.AnthropicError if endpoint.format == "anthropic" else sdk.OpenAIError
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _reason(exc: Exception) -> str:
+    """The SDKs say only "Connection error."; the transport error under it says what happened (refused, DNS)."""
+    cause = exc.__cause__
+    return f"{exc} ({cause})" if cause is not None and str(cause) else str(exc)

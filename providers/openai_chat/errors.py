@@ -15,25 +15,10 @@ Quirks handled:
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any
 
-from providers.errors import RETRYABLE, ErrorType, ProviderError
-
-_BY_STATUS: dict[int, ErrorType] = {
-    400: "invalid_request",
-    401: "authentication",
-    403: "permission",
-    404: "not_found",
-    408: "timeout",
-    413: "invalid_request",
-    422: "invalid_request",
-    429: "rate_limit",
-    503: "overloaded",
-    529: "overloaded",
-}
+from providers.errors import RETRYABLE, ErrorType, ProviderError, retry_after, status_type
 
 _BY_CODE: dict[str, ErrorType] = {
     "invalid_api_key": "authentication",
@@ -96,16 +81,6 @@ def error_body(error: ProviderError) -> dict[str, Any]:
     return {"error": {"message": error.message, "type": kind, "param": None, "code": code}}
 
 
-def status_type(status: int) -> ErrorType | None:
-    if status in _BY_STATUS:
-        return _BY_STATUS[status]
-    if 500 <= status < 600:
-        return "server"
-    if 400 <= status < 500:
-        return "invalid_request"
-    return None
-
-
 def classify(obj: dict[str, Any]) -> ErrorType | None:
     """The type an error object states by itself: its ``code`` first (more specific), then its ``type``."""
     code = obj.get("code")
@@ -116,38 +91,6 @@ def classify(obj: dict[str, Any]) -> ErrorType | None:
         if isinstance(value, str) and value in _BY_CODE:
             return _BY_CODE[value]
     return None
-
-
-def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    lowered = {key.lower(): value for key, value in headers.items()}
-    millis = _number(lowered.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    seconds = _number(value)
-    if seconds is not None:
-        return seconds
-    return _seconds_until(value, time.time() if now is None else now)
-
-
-def _seconds_until(http_date: str, now: float) -> float | None:
-    try:
-        moment = parsedate_to_datetime(http_date)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - now)
-
-
-def _number(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value.strip())
-    except ValueError:
-        return None
-    return number if number >= 0 else None
 
 
 def _parse(body: bytes) -> Any:

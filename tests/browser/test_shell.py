@@ -137,5 +137,3 @@ async def test_signing_out_returns_to_the_login_page(signed_in: Page) -> None:
     await expect(page.get_by_role("button", name="Sign in")).to_be_visible()
     await page.goto("/tools/")
     await expect(page).to_have_url(re.compile(r"/login/\?next=/tools/$"))
-
-

@@ -5,47 +5,17 @@ In-process ASGI transport buffers whole responses, so cut streams, timeouts and 
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT_S = 20
+from tests.simulator_process import free_port, standalone_simulator
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the simulator exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the simulator did not start listening in time")
+__all__ = ["free_port", "simulator_url"]
 
 
 @pytest.fixture(scope="session")
 def simulator_url() -> Iterator[str]:
     """``http://127.0.0.1:<port>/sim`` of a standalone simulator started for the test run."""
-    port = free_port()
-    command = [sys.executable, "-m", "providers.simulator", "--port", str(port), "--pace-ms", "0"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for(port, process)
-        yield f"http://127.0.0.1:{port}/sim"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with standalone_simulator() as url:
+        yield url

@@ -70,10 +70,9 @@ def test_json_without_an_error_object_is_mapped_by_status() -> None:
 def test_retry_after_is_read_from_the_header_whatever_its_case() -> None:
     assert decode_error(429, _body("rate_limit_error"), {"retry-after": "12"}).retry_after == 12.0
     assert decode_error(429, _body("rate_limit_error"), {"Retry-After": "1.5"}).retry_after == 1.5
-    assert (
-        decode_error(429, _body("rate_limit_error"), {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"}).retry_after
-        is None
-    )
+    # An HTTP date already past means "retry now".
+    past = decode_error(429, _body("rate_limit_error"), {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"})
+    assert past.retry_after == 0.0
     assert decode_error(429, _body("rate_limit_error"), {}).retry_after is None
 
 

@@ -43,7 +43,7 @@ def test_status_decides_the_type() -> None:
         500: "server",
         502: "server",
         503: "overloaded",
-        504: "server",
+        504: "timeout",  # Gateway Timeout: retryable, and said as what it is
     }
     for status, kind in cases.items():
         assert decode(status, body("x", "server_error")).type == kind, status
