@@ -69,6 +69,29 @@ async def capture(page: Page, url: str, name: str, out: Path) -> None:
     await page.screenshot(path=out / f"{name}.png")
 
 
+CHAT_PROMPT = "What's the weather in Paris and Tokyo?"
+CHAT_SYSTEM = "You are a concise travel assistant."
+
+
+async def capture_chat(page: Page, url: str, theme: str, out: Path) -> None:
+    """A parallel tool call streaming from the simulated Anthropic endpoint, then the finished run."""
+    await page.set_viewport_size({"width": 1600, "height": 1000})
+    await page.goto(f"{url}/")
+    await page.get_by_test_id("endpoint-select").select_option(label="Simulated Anthropic")
+    await page.get_by_text("System prompt and parameters").click()
+    await page.locator("textarea[name=system]").fill(CHAT_SYSTEM)
+    await page.get_by_text("System prompt and parameters").click()
+    await page.get_by_test_id("composer").fill(CHAT_PROMPT)
+    await page.get_by_test_id("send").click()
+    # Mid-stream: the second call's arguments are still arriving.
+    await page.wait_for_selector("#live [data-testid=tool-call]:nth-of-type(2)[data-status=streaming]")
+    await page.wait_for_timeout(250)
+    await page.screenshot(path=out / f"chat-streaming-{theme}.png")
+    await page.wait_for_selector("[data-testid=run-status][data-status=done]", timeout=30_000)
+    await page.wait_for_timeout(600)
+    await page.screenshot(path=out / f"chat-done-{theme}.png")
+
+
 async def take(url: str, password: str, out: Path) -> None:
     chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
     async with async_playwright() as pw:
@@ -92,6 +115,8 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.keyboard.press("?")
             await page.wait_for_selector("#help-dialog[open]")
             await page.screenshot(path=out / f"shortcuts-{theme}.png")
+            await page.keyboard.press("Escape")
+            await capture_chat(page, url, theme, out)
             await context.close()
         await browser.close()
 
@@ -102,7 +127,8 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data_dir:
-        server, url, password = start_server(Path(data_dir))
+        # Paced slower than the app's default so the streaming screenshot catches arguments mid-way.
+        server, url, password = start_server(Path(data_dir), CROSSWIRE_SIMULATOR_PACE_MS="90")
         try:
             asyncio.run(take(url, password, args.out))
         finally:
