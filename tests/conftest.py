@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from django.db import connections
 
 from tests.helpers import DaphneServer, prepare_database, server_env, start_daphne
+from tests.simulator_process import standalone_simulator
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -97,6 +98,14 @@ class DemoServer:
     @property
     def url(self) -> str:
         return self.server.url
+
+
+@pytest.fixture(scope="session")
+def simulator_url() -> Iterator[str]:
+    """``http://127.0.0.1:<port>/sim`` of a standalone simulator for the run: real sockets, for cut streams,
+    timeouts and pacing (in-process transport buffers whole responses), or for the app to reach over HTTP."""
+    with standalone_simulator() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

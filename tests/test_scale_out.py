@@ -13,7 +13,6 @@ import websockets
 
 from tests.conftest import Services
 from tests.helpers import DaphneServer, login, manage, prepare_database, server_env, start_daphne
-from tests.providers.conftest import simulator_url  # noqa: F401 - the standalone simulator the runs call
 
 pytestmark = pytest.mark.services
 
@@ -39,7 +38,7 @@ class Cluster:
 def cluster(
     services: Services,
     tmp_path_factory: pytest.TempPathFactory,
-    simulator_url: str,  # noqa: F811
+    simulator_url: str,
 ) -> Iterator[Cluster]:
     """Two web processes with the same secret key, database and Redis, as two containers behind a proxy."""
     data_dir: Path = tmp_path_factory.mktemp("scale-out")

@@ -10,7 +10,6 @@ from channels.testing import WebsocketCommunicator
 
 from playground.asgi import application
 from tests.conftest import ALLOWED_ORIGIN
-from tests.providers.conftest import simulator_url  # noqa: F401 - the standalone simulator, shared fixture
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -23,7 +22,7 @@ FRAME_TIMEOUT_S = 10
 
 
 @pytest.fixture
-def chat_settings(settings: SettingsWrapper, simulator_url: str) -> SettingsWrapper:  # noqa: F811
+def chat_settings(settings: SettingsWrapper, simulator_url: str) -> SettingsWrapper:
     settings.CROSSWIRE_SIMULATOR_URL = simulator_url
     settings.CROSSWIRE_SIMULATOR_PACE_MS = 0
     return settings

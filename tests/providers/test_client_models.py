@@ -19,7 +19,7 @@ from providers.client.models import list_models
 from providers.errors import ProviderError
 from providers.simulator import anthropic_server, openai_server
 from providers.simulator.app import create_server_app
-from tests.providers.conftest import free_port
+from tests.simulator_process import free_port
 
 IN_PROCESS = {"openai-chat": "http://sim/sim/openai/v1", "anthropic": "http://sim/sim/anthropic"}
 PATHS = {"openai-chat": "/openai/v1", "anthropic": "/anthropic"}

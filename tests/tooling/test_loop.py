@@ -193,3 +193,70 @@ async def test_cancel_while_waiting_for_a_person_keeps_the_call() -> None:
         await task
     assert recorder.messages[0][0]["tool_calls"][0]["function"]["name"] == "get_weather"
     assert recorder.results == []
+
+
+@pytest.mark.parametrize(
+    ("model", "kind"),
+    [
+        ("sim-401", "authentication"),
+        ("sim-429", "rate_limit"),
+        ("sim-529", "overloaded"),
+        ("sim-500", "server"),
+        ("sim-error-event", None),  # HTTP 200, then an error event inside the stream
+    ],
+)
+@pytest.mark.parametrize("fmt", list(BASES))
+async def test_every_provider_fault_ends_the_run_readably(fmt: str, model: str, kind: str | None) -> None:
+    recorder = Recorder()
+    outcome = await loop('/call get_weather {"city": "Paris"}', [WEATHER], recorder, fmt, model=model).run()
+    assert outcome.status == "error" and outcome.error is not None and outcome.message
+    if kind is not None:
+        assert outcome.error.type == kind
+    else:
+        assert recorder.round_trips[0].status == 200
+    assert recorder.round_trips[0].result.complete is False
+    assert recorder.asked == [], "nothing is run after a failed round trip"
+
+
+@pytest.mark.parametrize("fmt", list(BASES))
+async def test_a_call_sent_with_empty_arguments_runs_with_none(fmt: str) -> None:
+    no_args = ToolConfig(
+        "ping", "No arguments", {"type": "object", "properties": {}}, mode="canned", canned_default="pong"
+    )
+    recorder = Recorder()
+    # The fault makes every turn a broken call, so one round trip is all this needs.
+    settings = LoopSettings(max_round_trips=1)
+    await loop("/call ping", [no_args], recorder, fmt, model="sim-empty-args", settings=settings).run()
+    call = recorder.round_trips[0].result.message["tool_calls"][0]
+    assert call["function"]["arguments"] == "{}"
+    assert recorder.results[0][1].content == "pong" and recorder.results[0][1].source == "canned:default"
+
+
+def socket_loop(simulator_url: str, model: str, recorder: Recorder, timeout: float = 30.0) -> ToolLoop:
+    # Cut streams and silent servers only show over a real socket (in-process transport buffers whole bodies).
+    endpoint = Endpoint("openai-chat", f"{simulator_url}/openai/v1", "sk-test", timeout=timeout)
+    endpoint.headers = {"x-sim-pace-ms": "5"}
+    request = request_for(
+        {
+            "model": model,
+            "stream": True,
+            "messages": [{"role": "user", "content": '/call get_weather {"city": "Oslo"}'}],
+        },
+        [WEATHER],
+    )
+    return ToolLoop(endpoint, request, {"get_weather": WEATHER}, recorder)
+
+
+async def test_a_cut_stream_keeps_the_partial_call_and_stops(simulator_url: str) -> None:
+    recorder = Recorder()
+    outcome = await socket_loop(simulator_url, "sim-cut", recorder).run()
+    assert outcome.status == "error" and outcome.error is not None and outcome.error.type == "connection"
+    [(message, complete)] = recorder.messages
+    assert complete is False and message["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert recorder.asked == []
+
+
+async def test_a_silent_provider_times_out(simulator_url: str) -> None:
+    recorder = Recorder()
+    outcome = await socket_loop(simulator_url, "sim-hang", recorder, timeout=0.5).run()
+    assert outcome.status == "error" and outcome.error is not None and outcome.error.type == "timeout"
