@@ -14,8 +14,8 @@ from playwright.async_api import Browser, Page, expect
 
 from tests.browser.conftest import sign_in, watch_console
 from tests.conftest import DemoServer
-from tests.endpoint_support import standalone_simulator
 from tests.helpers import prepare_database, server_env, start_daphne
+from tests.simulator_process import standalone_simulator
 
 pytestmark = pytest.mark.browser
 
