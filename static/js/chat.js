@@ -6,7 +6,7 @@
   var root = document.getElementById("chat");
   if (!root) return;
 
-  var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {} };
+  var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {}, outbox: [] };
   var live = document.getElementById("live");
   var livePanes = document.getElementById("live-panes");
   var composer = document.getElementById("composer");
@@ -35,9 +35,14 @@
     var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + root.dataset.wsUrl;
     var socket = new WebSocket(url);
     state.socket = socket;
-    socket.addEventListener("open", function () { state.backoff = 500; });
+    socket.addEventListener("open", function () {
+      state.backoff = 500;
+      // Whatever was sent while (re)connecting goes now, in order.
+      state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
+    });
     socket.addEventListener("message", function (event) { handle(JSON.parse(event.data)); });
     socket.addEventListener("close", function () {
+      root.dataset.connected = "0";
       setTimeout(connect, state.backoff);
       state.backoff = Math.min(state.backoff * 2, 10000);
     });
@@ -45,10 +50,10 @@
   function send(message) {
     if (state.socket && state.socket.readyState === WebSocket.OPEN) {
       state.socket.send(JSON.stringify(message));
-      return true;
+    } else {
+      state.outbox.push(message); // sent as soon as the socket opens
     }
-    showError("Not connected to the server yet; try again in a moment.");
-    return false;
+    return true;
   }
 
   var handlers = {
@@ -88,6 +93,7 @@
     setRunning(frame.status === "running" || frame.status === "waiting");
   }
   function onSnapshot(frame) {
+    root.dataset.connected = "1";
     onStatus(frame);
     setRunning(frame.running);
     var rendered = parseInt(document.getElementById("transcript").dataset.messageCount, 10);

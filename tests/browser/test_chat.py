@@ -13,6 +13,7 @@ WIRE_SIGNS = {"Simulated OpenAI": '"tool_calls"', "Simulated Anthropic": "input_
 
 
 async def send(page: Page, endpoint: str, text: str) -> None:
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
     await page.get_by_test_id("endpoint-select").select_option(label=endpoint)
     await page.get_by_test_id("model-input").fill("sim-1")
     await page.get_by_test_id("composer").fill(text)
@@ -75,6 +76,7 @@ async def test_a_manual_call_is_answered_after_a_reload_mid_run(signed_in: Page)
 
 async def test_provider_errors_show_as_readable_cards(signed_in: Page) -> None:
     page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
     await page.get_by_test_id("endpoint-select").select_option(label="Simulated Anthropic")
     await page.get_by_test_id("model-input").fill("sim-529")
     await page.get_by_test_id("composer").fill("hello?")
