@@ -36,6 +36,8 @@ async def test_create_a_tool_with_live_schema_checks_then_export_it(signed_in: P
     page = signed_in
     await page.goto("/tools/")
     await page.get_by_role("link", name="New tool").first.click()
+    # htmx binds the live checks once the new page has loaded; keys typed before that would go unnoticed.
+    await page.wait_for_url("**/tools/new/", wait_until="load")
     await expect(page.locator("h1.page-title")).to_have_text("New tool")
 
     name = page.get_by_test_id("tool-name-input")
@@ -135,6 +137,7 @@ async def test_editor_fill_buttons_canned_rules_and_import(signed_in: Page) -> N
     await expect(row).to_contain_text("1 rule")
 
     await page.get_by_role("link", name="Import").click()
+    await page.wait_for_url("**/tools/import/", wait_until="load")
     await page.get_by_test_id("import-input").fill(
         '[{"name": "browser_imported", "input_schema": {"type": "object"}}, {"name": "bad name"}]'
     )
