@@ -6,6 +6,7 @@ that uses them replays identically (the clock and the seeded random aside, which
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import random
@@ -16,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import simpleeval
 from simpleeval import SimpleEval
 
 from playground.tooling.results import ToolFailure
@@ -29,13 +31,36 @@ class Builtin:
     run: Callable[[dict[str, Any]], str]
 
 
+# Big integers are computed before anything can time out: 9**3999999 would hold the event loop for seconds.
+MAX_BITS = 4096  # about 1,200 decimal digits
+
+
+def _too_large() -> ToolFailure:
+    return ToolFailure(f"The result would be too large (over {MAX_BITS} bits).")
+
+
+def _mult(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_BITS:
+        raise _too_large()
+    return simpleeval.safe_mult(a, b)
+
+
+def _power(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and a.bit_length() * b > MAX_BITS:
+        raise _too_large()
+    return simpleeval.safe_power(a, b)
+
+
 def _calculator(args: dict[str, Any]) -> str:
-    evaluator = SimpleEval(functions={"abs": abs, "round": round, "min": min, "max": max})
+    operators = {**simpleeval.DEFAULT_OPERATORS, ast.Mult: _mult, ast.Pow: _power}
+    evaluator = SimpleEval(operators=operators, functions={"abs": abs, "round": round, "min": min, "max": max})
     try:
         value = evaluator.eval(str(args["expression"]))
-    except Exception as exc:  # simpleeval raises many kinds; all mean "not a valid expression"
+        return json.dumps({"expression": args["expression"], "result": value})
+    except ToolFailure:
+        raise
+    except Exception as exc:  # simpleeval, overflow and json raise many kinds; all mean "cannot evaluate"
         raise ToolFailure(f"Cannot evaluate {args['expression']!r}: {exc}") from None
-    return json.dumps({"expression": args["expression"], "result": value})
 
 
 def _current_time(args: dict[str, Any]) -> str:

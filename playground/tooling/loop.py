@@ -21,6 +21,10 @@ from providers.types import ChatRequest, Message, ToolCall
 Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "cancelled"]
 
 
+class LoopHookError(RuntimeError):
+    """A hook (saving, showing) failed: the run cannot go on, whatever the tools do."""
+
+
 @dataclass(frozen=True)
 class LoopSettings:
     max_round_trips: int = 8
@@ -107,7 +111,10 @@ class ToolLoop:
         calls = result.message.get("tool_calls") or []
         if not calls:
             return Outcome("done", index + 1, "The model finished.")
-        answers = await asyncio.gather(*(self._answer(call) for call in calls))
+        # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._answer(call)) for call in calls]
+        answers = [task.result() for task in tasks]
         for call, answer in zip(calls, answers, strict=True):
             self.messages.append(_tool_message(call, answer))
         give_up = [c["function"]["name"] for c in calls if self._exhausted(c["function"]["name"])]
@@ -119,6 +126,17 @@ class ToolLoop:
         return None
 
     async def _answer(self, call: ToolCall) -> ToolResult:
+        try:
+            return await self._answer_call(call)
+        except (asyncio.CancelledError, LoopHookError):
+            raise
+        except Exception as exc:  # one broken tool must not end the run: the model is told instead
+            result = ToolResult(
+                f"Answering {call['function']['name']} failed: {type(exc).__name__}: {exc}", True, "error"
+            )
+            return await self._deliver(call, result)
+
+    async def _answer_call(self, call: ToolCall) -> ToolResult:
         name = call["function"]["name"]
         tool = self.tools.get(name)
         if tool is None:
@@ -147,7 +165,12 @@ class ToolLoop:
     async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
         # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).
         attempt = self.invalid_attempts[call["function"]["name"]] + (0 if result.source == "validation" else 1)
-        await self.hooks.on_tool_result(call, result, attempt=attempt)
+        try:
+            await self.hooks.on_tool_result(call, result, attempt=attempt)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # saving failed: that is ours, not the tool's, and must end the run
+            raise LoopHookError(f"Could not record the result of {call['function']['name']}: {exc}") from exc
         return result
 
     def _exhausted(self, name: str) -> bool:

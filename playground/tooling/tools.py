@@ -80,4 +80,6 @@ def answer_automatically(tool: ToolConfig, arguments: dict[str, Any]) -> ToolRes
             return ToolResult(builtin.run(arguments), False, f"builtin:{builtin.name}")
         except ToolFailure as exc:
             return ToolResult(str(exc), True, f"builtin:{builtin.name}")
+        except Exception as exc:  # a bug in one tool must not end the run: the model gets the error instead
+            return ToolResult(f"{builtin.name} failed: {type(exc).__name__}: {exc}", True, f"builtin:{builtin.name}")
     return None

@@ -60,3 +60,17 @@ def test_weather_is_stable_per_city_and_converts_units() -> None:
     assert celsius == run("get_weather", city="lisbon ") | {"city": "Lisbon"}
     fahrenheit = run("get_weather", city="Lisbon", unit="fahrenheit")
     assert fahrenheit["temperature"] == round(int(celsius["temperature"]) * 9 / 5 + 32)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "expression", ["9 ** 3999999", "(9 ** 999) * (9 ** 999) * (9 ** 999) * (9 ** 999)", "2 ** 5000"]
+)
+def test_calculator_refuses_numbers_that_would_stall_the_server(expression: str) -> None:
+    with pytest.raises(ToolFailure, match="too large"):
+        run("calculator", expression=expression)
+
+
+def test_calculator_still_handles_big_but_reasonable_numbers() -> None:
+    assert run("calculator", expression="2 ** 100")["result"] == 2**100
+    with pytest.raises(ToolFailure, match="Cannot evaluate"):
+        run("calculator", expression="10.0 ** 400")  # float overflow: an error result, not a crash

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx2
@@ -260,3 +260,22 @@ async def test_a_silent_provider_times_out(simulator_url: str) -> None:
     recorder = Recorder()
     outcome = await socket_loop(simulator_url, "sim-hang", recorder, timeout=0.5).run()
     assert outcome.status == "error" and outcome.error is not None and outcome.error.type == "timeout"
+
+
+async def test_a_tool_that_raises_is_answered_with_an_error_and_its_siblings_finish(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorder = Recorder(manual=[ToolResult("sunny")])
+    broken = ToolConfig("get_weather", "Weather", WEATHER_SCHEMA, mode="builtin", builtin="get_weather")
+    manual = ToolConfig("search_docs", "Docs", {"type": "object", "properties": {"q": {"type": "string"}}})
+    loop_run = loop('/call get_weather {"city": "Oslo"}\n/call search_docs {"q": "x"}', [broken, manual], recorder)
+
+    def explode(arguments: dict[str, object]) -> str:
+        raise KeyError("a bug inside the tool")
+
+    original = BUILTINS["get_weather"]
+    monkeypatch.setitem(BUILTINS, "get_weather", replace(original, run=explode))
+    outcome = await loop_run.run()
+    results = {name: result for name, result, _ in recorder.results}
+    assert results["get_weather"].is_error and "KeyError" in results["get_weather"].content
+    assert results["search_docs"].content == "sunny" and outcome.status == "done"
