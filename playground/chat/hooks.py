@@ -121,8 +121,11 @@ class ConversationHooks:
 
     async def on_round_trip(self, round_trip_index: int, round_trip: ClientRoundTrip) -> None:
         rt = self.position(round_trip_index)
-        row = self.rows.get(rt) or RoundTrip(
-            conversation=self.conversation, position=rt, format=self.conversation.format
+        # A Stop can land just after the row was inserted but before it was remembered: find it, never insert twice.
+        row = (
+            self.rows.get(rt)
+            or await RoundTrip.objects.filter(conversation=self.conversation, position=rt).afirst()
+            or RoundTrip(conversation=self.conversation, position=rt, format=self.conversation.format)
         )
         _fill_round_trip(row, round_trip)
         await row.asave()
@@ -164,7 +167,8 @@ class ConversationHooks:
             "arguments": call["function"]["arguments"],
         }
         answer = await self.run.wait_for_answer(call["id"], frame)
-        await self.set_status(Conversation.Status.RUNNING, "")
+        if not self.run.waiting:  # parallel calls: still waiting while any other one is unanswered
+            await self.set_status(Conversation.Status.RUNNING, "")
         return answer
 
     async def set_status(self, status: str, message: str) -> None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q
+from django.utils import timezone
 
 from playground.catalog import Endpoint, Tool
 from playground.chat.hooks import ConversationHooks, append_message
@@ -26,6 +29,14 @@ OUTCOME_STATUS = {
 }
 
 
+STILL_RUNNING = "This conversation is still running: stop it or wait for it to finish."
+STOPPED_MESSAGE = "Stopped by you. Everything that had arrived is saved."
+HEARTBEAT_S = 20
+RUN_STALE_AFTER_S = 90  # a running or waiting conversation not touched for this long belongs to a dead process
+
+logger = logging.getLogger(__name__)
+
+
 class TurnRefused(Exception):
     """The turn cannot start; the message says why, for the page."""
 
@@ -37,7 +48,7 @@ def visible_endpoints(team: Team) -> Any:
 async def start_turn(*, conversation: Conversation, text: str, options: ChatOptions) -> ActiveRun:
     """Save the user's message and the chat's settings, then start the loop in the background."""
     if REGISTRY.is_running(conversation.pk):
-        raise TurnRefused("This conversation is still running: stop it or wait for it to finish.")
+        raise TurnRefused(STILL_RUNNING)
     if not text.strip():
         raise TurnRefused("Type a message first.")
     endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
@@ -47,9 +58,32 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
-    await _configure(conversation, endpoint, options, tools, text)
-    await append_message(conversation, {"role": "user", "content": text})
-    return await REGISTRY.start(conversation.pk, lambda run: run_conversation(conversation.pk, run))
+    await _claim(conversation)
+    try:
+        await _configure(conversation, endpoint, options, tools, text)
+        await append_message(conversation, {"role": "user", "content": text})
+        return await REGISTRY.start(conversation.pk, lambda run: run_conversation(conversation.pk, run))
+    except BaseException:
+        await _release(conversation)
+        raise
+
+
+async def _claim(conversation: Conversation) -> None:
+    """One run per conversation across every web process: the database row is the lock. A run whose heartbeat
+    stopped (its process died) no longer holds it."""
+    stale = timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S)
+    busy = Q(status__in=[Conversation.Status.RUNNING, Conversation.Status.WAITING]) & Q(updated_at__gte=stale)
+    claimed = await (
+        Conversation.objects.filter(pk=conversation.pk)
+        .exclude(busy)
+        .aupdate(status=Conversation.Status.RUNNING, status_message="", updated_at=timezone.now())
+    )
+    if not claimed:
+        raise TurnRefused(STILL_RUNNING)
+
+
+async def _release(conversation: Conversation) -> None:
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(status=Conversation.Status.IDLE)
 
 
 async def _configure(
@@ -68,20 +102,33 @@ async def run_conversation(conversation_id: int, run: ActiveRun) -> None:
     conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
     tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
     hooks = ConversationHooks(conversation, run, tools)
-    await hooks.prepare()
-    await hooks.set_status(Conversation.Status.RUNNING, "")
-    history = [m.data async for m in conversation.messages.order_by("position")]
+    heartbeat = asyncio.create_task(_heartbeat(conversation_id))
     try:
+        await hooks.prepare()
+        await hooks.set_status(Conversation.Status.RUNNING, "")
+        history = [m.data async for m in conversation.messages.order_by("position")]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
         outcome = await _loop(conversation, tools, hooks, history).run()
     except asyncio.CancelledError:
-        await hooks.finish(Conversation.Status.STOPPED, "Stopped by you. Everything that had arrived is saved.")
+        # Shielded: a second Stop must not cut the saving of the first short.
+        await asyncio.shield(hooks.finish(Conversation.Status.STOPPED, STOPPED_MESSAGE))
         raise
     except Exception as exc:
-        await hooks.finish(Conversation.Status.ERROR, f"Unexpected error: {exc}")
+        logger.exception("run of conversation %s failed", conversation_id)
+        message = f"The run failed on the server ({type(exc).__name__}). Everything that had arrived is saved."
+        await asyncio.shield(hooks.finish(Conversation.Status.ERROR, message))
         raise
+    finally:
+        heartbeat.cancel()
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
+
+
+async def _heartbeat(conversation_id: int) -> None:
+    """While the run lives, keep its claim fresh, so another process can tell a live run from a dead one."""
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        await Conversation.objects.filter(pk=conversation_id).aupdate(updated_at=timezone.now())
 
 
 def _message(outcome: Outcome) -> str:

@@ -96,9 +96,10 @@ class RoundTripRun:
                 await self._read_body(response)
 
     async def _on_request(self, wire_request: WireRequest) -> None:
-        self.clock = Clock()  # time from the moment the request leaves, not from translation
         self.wire_request = wire_request
         await self.emit(RequestSent(self.request, wire_request, self.notes))
+        # Time from the moment the request leaves: after translation and after our own bookkeeping above.
+        self.clock = Clock()
 
     async def _read_stream(self, response: Any) -> None:
         parser, decoder = SSEParser(), self.codec.new_stream_decoder()

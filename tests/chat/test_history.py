@@ -68,3 +68,54 @@ async def test_a_second_turn_is_refused_and_an_early_stop_still_ends_the_run(
     run.stop()  # before the run has even started: it must still end, saved as stopped
     await run.task
     assert (await Conversation.objects.aget(pk=conversation.pk)).status == "stopped"
+
+
+async def test_a_run_held_by_another_process_refuses_a_turn_until_its_heartbeat_stops(
+    conversation: Conversation, alice: User
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from playground.chat.service import RUN_STALE_AFTER_S
+
+    # Another web process is running this conversation: the row says so and its heartbeat is fresh.
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(status="running", updated_at=timezone.now())
+    chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["calculator"]))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    with pytest.raises(TurnRefused, match="still running"):
+        await start_turn(conversation=fresh, text="hello", options=chat_options)
+    assert await fresh.messages.acount() == 0, "a refused turn saves nothing"
+    # That process died: no heartbeat for longer than the limit, so the conversation can be run again.
+    dead = timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S + 5)
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=dead)
+    run = await start_turn(conversation=fresh, text='/call calculator {"expression": "1+1"}', options=chat_options)
+    assert run.task is not None
+    await run.task
+    assert (await Conversation.objects.aget(pk=conversation.pk)).status == "done"
+
+
+async def test_parallel_manual_calls_keep_the_run_waiting_until_the_last_answer(
+    conversation: Conversation, alice: User
+) -> None:
+    import asyncio
+
+    chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["search_docs"]))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    text = '/call search_docs {"query": "refunds"}\n/call search_docs {"query": "returns"}'
+    run = await start_turn(conversation=fresh, text=text, options=chat_options)
+    while len(run.waiting) < 2:
+        await asyncio.sleep(0.01)
+    first, second = list(run.waiting)
+    run.control({"type": "tool_result", "call_id": first, "content": "5 days"})
+    while len(run.waiting) > 1:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    assert (await Conversation.objects.aget(pk=conversation.pk)).status == "waiting"
+    run.control({"type": "tool_result", "call_id": second, "content": "30 days"})
+    assert run.task is not None
+    await run.task
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    assert saved.status == "done"
+    results = [m.data["content"] async for m in saved.messages.filter(role="tool").order_by("position")]
+    assert sorted(results) == ["30 days", "5 days"]
