@@ -157,7 +157,27 @@ def field_states(schema: dict[str, Any] | None, partial: str) -> list[FieldState
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     names = [n for n in properties if n in everything or n in required] + [n for n in everything if n not in properties]
-    return [_field_state(n, everything, settled, properties, schema) for n in names]
+    states = [_field_state(n, everything, settled, properties, schema) for n in names]
+    if everything and _last_value_open(partial):
+        # The last field's object or array is still being written: it cannot be judged yet.
+        last = list(everything)[-1]
+        states = [FieldState(f.name, "streaming") if f.name == last else f for f in states]
+    return states
+
+
+def _last_value_open(partial: str) -> bool:
+    """Whether the text ends inside a nested object or array (depth > 1 outside strings)."""
+    depth, in_string, escaped = 0, False, False
+    for char in partial:
+        if in_string:
+            escaped, in_string = (False, in_string) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+    return depth > 1
 
 
 def _field_state(

@@ -58,7 +58,7 @@
 
   var handlers = {
     "snapshot": onSnapshot,
-    "turn.started": function () { refresh("transcript"); },
+    "turn.started": function () { state.pendingText = null; refresh("transcript"); },
     "rt.start": onRoundTripStart,
     "rt.wire": onWire,
     "rt.delta": onDelta,
@@ -70,7 +70,7 @@
     "message.saved": function () {},
     "status": onStatus,
     "run.end": onRunEnd,
-    "error": function (frame) { showError(frame.error, frame.fields); },
+    "error": onError,
     "pong": function () {}
   };
   function handle(frame) {
@@ -82,7 +82,10 @@
   function setRunning(running) {
     state.running = running;
     if (sendButton) sendButton.disabled = running;
-    if (stopButton) stopButton.hidden = !running;
+    if (stopButton) {
+      stopButton.hidden = !running;
+      if (!running) stopButton.disabled = false;
+    }
   }
   function onStatus(frame) {
     var box = document.querySelector("[data-testid=run-status]");
@@ -97,7 +100,10 @@
     onStatus(frame);
     setRunning(frame.running);
     var rendered = parseInt(document.getElementById("transcript").dataset.messageCount, 10);
-    if (rendered !== frame.message_count) refresh("transcript");
+    if (rendered !== frame.message_count) {
+      refresh("transcript"); // the page is behind what is saved: fetch both saved views again
+      refresh("panes");
+    }
     live.textContent = "";
     livePanes.textContent = "";
     state.rts = {};
@@ -351,6 +357,15 @@
     }
   }
 
+  function onError(frame) {
+    showError(frame.error, frame.fields);
+    if (state.pendingText !== null && state.pendingText !== undefined) {
+      // The turn was refused: give the text back and let the person fix the settings and send again.
+      if (!composer.value) composer.value = state.pendingText;
+      state.pendingText = null;
+      setRunning(false);
+    }
+  }
   function showError(message, fields) {
     var card = testid(el("div", "error-card"), "error");
     card.textContent = message;
@@ -383,10 +398,10 @@
   }
   function submit() {
     if (state.running || !composer.value.trim()) return;
-    if (send({ type: "send", text: composer.value, options: options() })) {
-      composer.value = "";
-      setRunning(true);
-    }
+    state.pendingText = composer.value;
+    send({ type: "send", text: composer.value, options: options() });
+    composer.value = "";
+    setRunning(true);
   }
   function fillModels() {
     var select = document.getElementById("opt-endpoint");
@@ -412,7 +427,10 @@
         submit();
       }
     });
-    stopButton.addEventListener("click", function () { send({ type: "stop" }); });
+    stopButton.addEventListener("click", function () {
+      stopButton.disabled = true; // one Stop is enough; the status line says when it has taken effect
+      send({ type: "stop" });
+    });
   }
   var endpointSelect = document.getElementById("opt-endpoint");
   function showFormat() {

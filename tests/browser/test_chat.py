@@ -105,3 +105,15 @@ async def test_a_tool_defined_on_the_tools_page_is_called_in_the_chat(signed_in:
     await answer.press("Control+Enter")
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
     await expect(page.get_by_test_id("message").last).to_contain_text("12 in stock")
+
+
+async def test_a_refused_send_gives_the_text_back(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await page.get_by_test_id("model-input").fill("")  # no model: the server refuses the turn
+    await page.get_by_test_id("composer").fill("hello there")
+    await page.get_by_test_id("send").click()
+    await expect(page.get_by_test_id("error").last).to_contain_text("Check the chat settings")
+    await expect(page.get_by_test_id("composer")).to_have_value("hello there")
+    await expect(page.get_by_test_id("send")).to_be_enabled()
+    await expect(page.get_by_test_id("stop")).to_be_hidden()

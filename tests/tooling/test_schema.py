@@ -132,3 +132,21 @@ def test_field_states_point_at_invalid_values_before_the_call_ends() -> None:
 def test_field_states_of_text_that_is_not_json_are_empty() -> None:
     assert field_states(SCHEMA, "not json") == []
     assert field_states(SCHEMA, "[1, 2") == []
+
+
+def test_a_nested_object_still_being_written_is_not_judged_yet() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "loc": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "country": {"type": "string"}},
+                "required": ["city", "country"],
+            }
+        },
+        "required": ["loc"],
+    }
+    assert {f.name: f.state for f in field_states(schema, '{"loc": {"city": "Paris", ')} == {"loc": "streaming"}
+    assert {f.name: f.state for f in field_states(schema, '{"loc": {"city": "a}\\"b", ')} == {"loc": "streaming"}
+    [loc] = field_states(schema, '{"loc": {"city": "Paris"}}')
+    assert (loc.state, loc.message) == ("invalid", "'country' is a required property")
