@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
 
 from playground.chat.options import parse_options
-from playground.chat.registry import REGISTRY, ActiveRun, Frame, send_control
+from playground.chat.registry import REGISTRY, ActiveRun, Frame, send_control, unwatch, watch
 from playground.chat.service import TurnRefused, start_turn
 from playground.consumers import CLOSE_UNAUTHENTICATED, ConversationConsumer
 from playground.history import Conversation
 from playground.teams import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
+logger = logging.getLogger(__name__)
 
 
 class ChatConsumer(ConversationConsumer):
@@ -31,11 +33,13 @@ class ChatConsumer(ConversationConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
             return
         await self.join()
+        saved = await self._saved_state()
+        await self.accept()
+        # From here to the snapshot nothing awaits: no frame of the run can slip in between, none is missed.
         run = REGISTRY.get(self.conversation.pk)
         if run is not None:
             self._subscribe(run)
-        await self.accept()
-        await self.send_json(await self._snapshot(run))
+        await self.send_json(self._snapshot(run, saved))
 
     @database_sync_to_async
     def _load(self, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
@@ -43,19 +47,30 @@ class ChatConsumer(ConversationConsumer):
         membership = membership_for(user, conversation.team) if conversation else None
         return (conversation, membership.can_edit) if membership else (None, False)
 
-    async def _snapshot(self, run: ActiveRun | None) -> Frame:
+    async def _saved_state(self) -> dict[str, Any]:
         assert self.conversation is not None
         conversation = await Conversation.objects.aget(pk=self.conversation.pk)
         return {
-            "type": "snapshot",
-            "running": run is not None,
             "status": conversation.status,
             "label": conversation.get_status_display(),
             "message": conversation.status_message,
             "message_count": await conversation.messages.acount(),
+        }
+
+    @staticmethod
+    def _snapshot(run: ActiveRun | None, saved: dict[str, Any]) -> Frame:
+        return {
+            "type": "snapshot",
+            "running": run is not None,
+            **saved,
             "frames": list(run.round_trip_frames) if run else [],
             "waiting": list(run.waiting.values()) if run else [],
         }
+
+    async def join(self) -> None:
+        await super().join()
+        assert self.conversation is not None
+        watch(self.conversation.pk, self.send_json)  # with the group: a run then knows this socket may want batches
 
     def _subscribe(self, run: ActiveRun) -> None:
         self.direct_run_id = run.run_id
@@ -63,6 +78,7 @@ class ChatConsumer(ConversationConsumer):
 
     async def disconnect(self, code: int) -> None:
         if self.conversation is not None:
+            unwatch(self.conversation.pk, self.send_json)
             run = REGISTRY.get(self.conversation.pk)
             if run is not None:
                 run.subscribers.discard(self.send_json)
@@ -70,7 +86,8 @@ class ChatConsumer(ConversationConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
-        if kind in {"send", *CONTROL_TYPES} and not self.can_edit:
+        # Checked again on every action: a member removed or made a viewer since the socket opened loses it now.
+        if kind in {"send", *CONTROL_TYPES} and not await self._may_edit():
             await self.send_json({"type": "error", "error": "Viewers can read this conversation but not run it."})
         elif kind == "send":
             await self._send_turn(content)
@@ -80,9 +97,18 @@ class ChatConsumer(ConversationConsumer):
         else:
             await super().receive_json(content, **kwargs)
 
+    async def _may_edit(self) -> bool:
+        assert self.conversation is not None
+        _, can_edit = await self._load(self.scope["user"], self.conversation.pk)
+        return can_edit
+
     async def _send_turn(self, content: dict[str, Any]) -> None:
         assert self.conversation is not None
-        options, errors = parse_options(content.get("options") or {})
+        raw_options = content.get("options")
+        if not isinstance(raw_options, dict):
+            await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": {}})
+            return
+        options, errors = parse_options(raw_options)
         if options is None:
             await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
             return
@@ -91,6 +117,10 @@ class ChatConsumer(ConversationConsumer):
             run = await start_turn(conversation=conversation, text=str(content.get("text") or ""), options=options)
         except TurnRefused as exc:
             await self.send_json({"type": "error", "error": str(exc)})
+            return
+        except Exception:  # the socket must survive a failure here, and its watcher entry with it
+            logger.exception("could not start a turn in conversation %s", self.conversation.pk)
+            await self.send_json({"type": "error", "error": "The turn could not be started; nothing was run."})
             return
         self._subscribe(run)  # before the run's first frame: the task has not run yet
         await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})

@@ -4,6 +4,11 @@ A run belongs to the process that started it, not to a socket: closing the tab d
 ways: straight to the sockets of this process that watch the run (``self.send``, no channel layer, so nothing is
 dropped and nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
 Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
+
+With the in-memory layer, which reaches no other process, a batch is only sent when a socket of this process watches
+the conversation without being fed directly (it opened before the run started): otherwise every recipient would
+drop it, after the layer has deep-copied it and the consumer has dispatched it (a quarter of the server's CPU
+with 100 chats streaming; see docs/performance.md).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from playground.broadcast import conversation_group
 
@@ -27,6 +32,22 @@ BATCH_TYPE = "conversation.batch"
 CONTROL_TYPE = "run.control"
 
 logger = logging.getLogger(__name__)
+
+
+# The send functions of this process's sockets per conversation they watch (ChatConsumer adds and removes itself).
+_watching: dict[int, set[Subscriber]] = {}
+
+
+def watch(conversation_id: int, send: Subscriber) -> None:
+    _watching.setdefault(conversation_id, set()).add(send)
+
+
+def unwatch(conversation_id: int, send: Subscriber) -> None:
+    sends = _watching.get(conversation_id)
+    if sends is not None:
+        sends.discard(send)
+        if not sends:
+            del _watching[conversation_id]
 
 
 def control_group(conversation_id: int) -> str:
@@ -74,14 +95,26 @@ class ActiveRun:
 
     async def _flush_soon(self) -> None:
         await asyncio.sleep(COALESCE_S)
-        frames, self._outbox = self._outbox, []
-        if frames:
+        # Frames emitted while a batch is being sent (a Redis round trip) go in the next one: loop until none are left.
+        while self._outbox:
+            frames, self._outbox = self._outbox, []
             layer = get_channel_layer()
-            message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
-            await layer.group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+            if self._batch_wanted(layer):
+                message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
+                await layer.group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+
+    def _batch_wanted(self, layer: Any) -> bool:
+        """Whether a socket may need the batch: one in another process, or one here not fed by ``emit``."""
+        if not isinstance(layer, InMemoryChannelLayer):
+            return True  # a shared layer (Redis) may reach sockets of other processes
+        return not _watching.get(self.conversation_id, set()) <= self.subscribers
 
     async def flush(self) -> None:
-        if self._flusher is not None:
+        """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach other processes."""
+        while self._flusher is not None and not self._flusher.done():
+            await self._flusher
+        if self._outbox:
+            self._flusher = asyncio.create_task(self._flush_soon())
             await self._flusher
 
     async def wait_for_answer(self, call_id: str, frame: Frame) -> dict[str, Any]:
@@ -112,13 +145,20 @@ class ActiveRun:
         if kind == "stop":
             self.stop()
         elif kind in {"tool_result", "approval"}:
-            future = self.answers.get(str(message.get("call_id")))
+            call_id = str(message.get("call_id"))
+            asked = self.waiting.get(call_id, {}).get("kind")
+            # An answer must be the one the call waits for: a typed result never approves a call, and vice versa.
+            if (asked, kind) not in {("manual", "tool_result"), ("approval", "approval")}:
+                return
+            future = self.answers.get(call_id)
             if future is not None and not future.done():
                 future.set_result(message)
 
     def stop(self) -> None:
         """Cancel the run. A task cancelled before its first step would run no code at all (no cleanup, no saved
         status), so until it has started the request is only noted, and the run checks it when it begins."""
+        if self.stop_requested:
+            return  # a second Stop would cancel the saving of the first
         self.stop_requested = True
         if self.task is not None and self.started:
             self.task.cancel()
@@ -150,7 +190,11 @@ class Registry:
             raise RuntimeError("This conversation is already running.")
         run = ActiveRun(conversation_id)
         self.runs[conversation_id] = run
-        await run.listen()
+        try:
+            await run.listen()
+        except BaseException:
+            del self.runs[conversation_id]  # the layer is unreachable: the conversation must not stay blocked
+            raise
         run.task = asyncio.create_task(self._run(run, body))
         return run
 

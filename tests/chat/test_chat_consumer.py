@@ -150,6 +150,49 @@ async def test_a_tab_that_joins_mid_run_gets_the_live_state(
     await second.disconnect()
 
 
+@pytest.fixture
+def layer_messages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The types of the messages sent to groups through the channel layer."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    sent: list[str] = []
+    group_send = layer.group_send
+
+    async def spy(group: str, message: dict[str, object]) -> None:
+        sent.append(str(message["type"]))
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", spy)
+    return sent
+
+
+async def test_a_tab_open_before_the_run_starts_gets_every_frame_through_the_layer(
+    conversation: Conversation, alice: User, headers_for: Headers, layer_messages: list[str]
+) -> None:
+    headers = await database_sync_to_async(headers_for)(alice)
+    runner, watcher = await open_chat(conversation.pk, headers), await open_chat(conversation.pk, headers)
+    await runner.receive_json_from(), await watcher.receive_json_from()  # snapshots
+    text = '/call calculator {"expression": "6 * 7"}'
+    await runner.send_json_to({"type": "send", "text": text, "options": await chat_options()})
+    direct, relayed = await frames_until(runner, "run.end"), await frames_until(watcher, "run.end")
+    assert direct[0]["type"] == "turn.started" and relayed == direct[1:]
+    assert "conversation.batch" in layer_messages
+    await runner.disconnect(), await watcher.disconnect()
+
+
+async def test_no_batch_goes_through_the_in_memory_layer_when_every_tab_is_fed_directly(
+    conversation: Conversation, alice: User, headers_for: Headers, layer_messages: list[str]
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call calculator {"expression": "6 * 7"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options()})
+    assert (await frames_until(chat, "run.end"))[-1]["status"] == "done"
+    assert "conversation.batch" not in layer_messages  # only the one socket, which got every frame directly
+    await chat.disconnect()
+
+
 async def test_provider_error_is_readable_and_saved_incomplete(
     conversation: Conversation, alice: User, headers_for: Headers
 ) -> None:
@@ -216,4 +259,29 @@ async def test_invalid_settings_are_reported_per_field(
     await chat.send_json_to({"type": "send", "text": "hi", "options": bad})
     frame = await chat.receive_json_from()
     assert frame["type"] == "error" and set(frame["fields"]) == {"tool_choice", "max_tokens"}
+    await chat.disconnect()
+
+
+async def test_malformed_options_get_an_error_and_the_socket_lives_on(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    await chat.send_json_to({"type": "send", "text": "hi", "options": ["not", "a", "dict"]})
+    assert (await chat.receive_json_from())["error"] == "Check the chat settings."
+    await chat.send_json_to({"type": "ping"})
+    assert await chat.receive_json_from() == {"type": "pong"}
+    await chat.disconnect()
+
+
+async def test_a_member_made_viewer_while_connected_can_no_longer_run(
+    conversation: Conversation, bob: User, headers_for: Headers
+) -> None:
+    from playground.models import Membership
+
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(bob))
+    await chat.receive_json_from()
+    await Membership.objects.filter(user=bob, team_id=conversation.team_id).aupdate(role="viewer")
+    await chat.send_json_to({"type": "send", "text": "hi", "options": await chat_options()})
+    assert (await chat.receive_json_from())["error"] == "Viewers can read this conversation but not run it."
     await chat.disconnect()
