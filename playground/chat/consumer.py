@@ -63,7 +63,7 @@ class ChatConsumer(ConversationConsumer):
             "type": "snapshot",
             "running": run is not None,
             **saved,
-            "frames": list(run.round_trip_frames) if run else [],
+            "frames": list(run.round_trip_frames) if run and run.in_flight else [],
             "waiting": list(run.waiting.values()) if run else [],
         }
 

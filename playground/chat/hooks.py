@@ -21,6 +21,8 @@ from providers.client import RoundTrip as ClientRoundTrip
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
 
+WAIT_LIMIT_S = 30 * 60  # a manual answer or an approval not given by then is answered for the person
+
 # Re-parsing the partial arguments costs O(length): at most this often per call, so long arguments stay cheap.
 FIELD_CHECK_EVERY_S = 0.1
 
@@ -40,10 +42,14 @@ class ConversationHooks:
     run: ActiveRun
     tools: dict[str, ToolConfig]
     first_position: int = 0  # position of this run's first round trip in the conversation
+    wait_limit_s: float = 0.0  # how long a manual answer or an approval may take; 0 means WAIT_LIMIT_S
     rows: dict[int, RoundTrip] = field(default_factory=dict)
     calls: dict[int, _LiveCall] = field(default_factory=dict)
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def __post_init__(self) -> None:
+        self.wait_limit_s = self.wait_limit_s or WAIT_LIMIT_S
 
     async def prepare(self) -> None:
         last = await self.conversation.round_trips.aaggregate(last=Max("position"))
@@ -131,6 +137,7 @@ class ConversationHooks:
         await row.asave()
         self.rows[rt] = row
         await self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
+        self.run.round_trip_done()
 
     async def on_message(self, message: InternalMessage, *, complete: bool) -> None:
         row = self.rows.get(max(self.rows)) if self.rows else None
@@ -148,16 +155,21 @@ class ConversationHooks:
 
     async def manual_result(self, call: ToolCall) -> ToolResult:
         answer = await self._ask(call, "manual")
+        if answer is None:
+            return ToolResult(f"No one answered within {WAIT_LIMIT_S // 60} minutes.", True, "manual")
         return ToolResult(str(answer.get("content", "")), bool(answer.get("is_error")), "manual")
 
     async def approve(self, call: ToolCall) -> Decision:
         answer = await self._ask(call, "approval")
+        if answer is None:
+            return Decision("deny", reason=f"No one approved this call within {WAIT_LIMIT_S // 60} minutes.")
         if answer.get("action") == "deny":
             return Decision("deny", reason=str(answer.get("reason") or "The user denied this tool call."))
         arguments = answer.get("arguments")
         return Decision("approve", arguments=arguments if isinstance(arguments, str) else None)
 
-    async def _ask(self, call: ToolCall, kind: str) -> dict[str, Any]:
+    async def _ask(self, call: ToolCall, kind: str) -> dict[str, Any] | None:
+        """The person's answer, or None when nobody answered in time (the run must not hold its resources forever)."""
         await self.set_status(Conversation.Status.WAITING, "Waiting for you to answer a tool call.")
         frame = {
             "type": "tool.awaiting",
@@ -166,7 +178,12 @@ class ConversationHooks:
             "name": call["function"]["name"],
             "arguments": call["function"]["arguments"],
         }
-        answer = await self.run.wait_for_answer(call["id"], frame)
+        try:
+            answer: dict[str, Any] | None = await asyncio.wait_for(
+                self.run.wait_for_answer(call["id"], frame), self.wait_limit_s
+            )
+        except TimeoutError:
+            answer = None
         if not self.run.waiting:  # parallel calls: still waiting while any other one is unanswered
             await self.set_status(Conversation.Status.RUNNING, "")
         return answer

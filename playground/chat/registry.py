@@ -67,6 +67,7 @@ class ActiveRun:
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     subscribers: set[Subscriber] = field(default_factory=set)
     round_trip_frames: list[Frame] = field(default_factory=list)  # replayed to a socket that joins mid-run
+    in_flight: bool = False  # a round trip is streaming (its frames are the only record of it so far)
     waiting: dict[str, Frame] = field(default_factory=dict)  # call id -> the frame that asked for input
     answers: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
@@ -91,7 +92,11 @@ class ActiveRun:
             self._flusher = asyncio.create_task(self._flush_soon())
 
     def new_round_trip(self) -> None:
-        self.round_trip_frames = []
+        self.round_trip_frames, self.in_flight = [], True
+
+    def round_trip_done(self) -> None:
+        """Saved from here on: a socket that joins now reads it from the page, not from a replay."""
+        self.round_trip_frames, self.in_flight = [], False
 
     async def _flush_soon(self) -> None:
         await asyncio.sleep(COALESCE_S)

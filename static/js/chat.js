@@ -6,7 +6,8 @@
   var root = document.getElementById("chat");
   if (!root) return;
 
-  var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {}, outbox: [] };
+  var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {}, outbox: [],
+    waiting: {} };
   var live = document.getElementById("live");
   var livePanes = document.getElementById("live-panes");
   var composer = document.getElementById("composer");
@@ -108,6 +109,7 @@
     livePanes.textContent = "";
     state.rts = {};
     state.cards = {};
+    state.waiting = {};
     frame.frames.forEach(handle);
     frame.waiting.forEach(onAwaiting);
   }
@@ -127,6 +129,8 @@
     window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" }).then(function () {
       if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
       if (then) then();
+      // Questions still open belong on the saved cards the refresh just drew.
+      if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { onAwaiting(state.waiting[id]); });
       if (which === "transcript") live.scrollIntoView({ block: "end" });
     });
   }
@@ -242,9 +246,15 @@
     card.args.textContent = card.raw; // raw while streaming: partial JSON is shown as it is
   }
   function setBadge(card, status, label) {
+    var badge = card.badge || card.querySelector(".tool-card-head .badge"); // a live card, or a saved one
     card.dataset.status = status;
-    card.badge.className = "badge badge-" + status;
-    card.badge.textContent = label || status;
+    if (!badge) return;
+    badge.className = "badge badge-" + status;
+    badge.textContent = label || status;
+  }
+  // The live card of a call, or the saved one the page shows once its round trip is over.
+  function findCard(callId) {
+    return state.cards[callId] || document.querySelector('#transcript [data-call-id="' + CSS.escape(callId) + '"]');
   }
   function endCard(rt, frame) {
     var card = rt.calls[frame.index];
@@ -279,7 +289,8 @@
     card.insertBefore(list, card.args.nextSibling);
   }
   function onToolResult(frame) {
-    var card = state.cards[frame.call_id];
+    delete state.waiting[frame.call_id];
+    var card = findCard(frame.call_id);
     if (!card) return;
     var form = card.querySelector(".tool-answer");
     if (form) form.remove();
@@ -290,7 +301,8 @@
     box.appendChild(el("pre", null, frame.content));
   }
   function onAwaiting(frame) {
-    var card = state.cards[frame.call_id];
+    state.waiting[frame.call_id] = frame;
+    var card = findCard(frame.call_id);
     if (!card || card.querySelector(".tool-answer")) return;
     setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
     card.appendChild(frame.kind === "manual" ? manualForm(frame) : approvalForm(frame));

@@ -119,3 +119,17 @@ async def test_parallel_manual_calls_keep_the_run_waiting_until_the_last_answer(
     assert saved.status == "done"
     results = [m.data["content"] async for m in saved.messages.filter(role="tool").order_by("position")]
     assert sorted(results) == ["30 days", "5 days"]
+
+
+async def test_a_question_nobody_answers_is_answered_for_them_in_the_end(conversation: Conversation) -> None:
+    from playground.chat.hooks import ConversationHooks
+    from playground.chat.registry import ActiveRun
+
+    run = ActiveRun(conversation.pk)
+    hooks = ConversationHooks(conversation, run, {}, wait_limit_s=0.05)
+    call = {"id": "call_1", "type": "function", "function": {"name": "search_docs", "arguments": "{}"}}
+    result = await hooks.manual_result(call)  # type: ignore[arg-type]
+    assert result.is_error and result.content.startswith("No one answered within")
+    decision = await hooks.approve(call)  # type: ignore[arg-type]
+    assert decision.action == "deny" and decision.reason.startswith("No one approved")
+    assert run.waiting == {} and run.answers == {}, "nothing is left waiting"
