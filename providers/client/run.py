@@ -6,6 +6,7 @@ an error still has everything that arrived, marked incomplete.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,10 @@ class RequestSent:
 
 Update = RequestSent | WireEvent | ev.Event
 Emit = Callable[[Update], Awaitable[None]]
+
+
+class EmitError(RuntimeError):
+    """The caller's ``emit`` failed (saving, sending): that is not the provider's fault and must not read as one."""
 
 
 async def _discard(update: Update) -> None:
@@ -67,9 +72,21 @@ class RoundTripRun:
             await self._send(translation.value)
         except ProviderError as exc:
             await self._fail(exc)
+        except EmitError:
+            raise
         except Exception as exc:  # any SDK or transport failure becomes a readable error, never a crash
+            if isinstance(exc.__cause__, EmitError):  # raised in the request hook, wrapped by the SDK
+                raise exc.__cause__ from None
             await self._fail(self._map_exception(exc))
         return self.snapshot()
+
+    async def _emit(self, update: Update) -> None:
+        try:
+            await self.emit(update)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise EmitError(f"{type(exc).__name__}: {exc}") from exc
 
     def snapshot(self, error: ProviderError | None = None) -> RoundTrip:
         """The round trip as far as it got; ``error`` marks it (e.g. cancelled) without losing what arrived."""
@@ -97,7 +114,7 @@ class RoundTripRun:
 
     async def _on_request(self, wire_request: WireRequest) -> None:
         self.wire_request = wire_request
-        await self.emit(RequestSent(self.request, wire_request, self.notes))
+        await self._emit(RequestSent(self.request, wire_request, self.notes))
         # Time from the moment the request leaves: after translation and after our own bookkeeping above.
         self.clock = Clock()
 
@@ -114,7 +131,7 @@ class RoundTripRun:
     async def _on_sse(self, decoder: StreamDecoder, name: str | None, data: str, sse: Any) -> None:
         wire = WireEvent(self.clock.since_start_ms(), data, name)
         self.wire_events.append(wire)
-        await self.emit(wire)
+        await self._emit(wire)
         await self._deliver(decoder.feed(sse))
 
     async def _read_body(self, response: Any) -> None:
@@ -123,7 +140,7 @@ class RoundTripRun:
         text = raw.decode(errors="replace")
         wire = WireEvent(self.clock.since_start_ms(), text)
         self.wire_events.append(wire)
-        await self.emit(wire)
+        await self._emit(wire)
         try:
             body = json.loads(text)
         except ValueError:
@@ -133,7 +150,7 @@ class RoundTripRun:
     async def _deliver(self, events: list[ev.Event]) -> None:
         for event in events:
             self.acc.add(event)
-            await self.emit(event)
+            await self._emit(event)
 
     async def _fail(self, error: ProviderError) -> None:
         if self.acc.error is None:

@@ -7,7 +7,7 @@ import json
 import httpx2
 import pytest
 
-from providers.client import REDACTED, Endpoint, RequestSent, RoundTripRun, WireEvent, round_trip
+from providers.client import REDACTED, EmitError, Endpoint, RequestSent, RoundTripRun, WireEvent, round_trip
 from providers.events import ToolCallDelta, ToolCallStart
 from providers.simulator.app import create_server_app
 from providers.types import ChatRequest
@@ -174,3 +174,13 @@ async def test_ambient_account_headers_never_leave(monkeypatch: pytest.MonkeyPat
     sent = {name.lower() for name in rt.wire_request.headers}
     assert "openai-organization" not in sent and "openai-project" not in sent
     assert "deployment" not in json.dumps(rt.wire_request.to_dict())
+
+
+@pytest.mark.parametrize("failing", ["request", "event"])
+async def test_a_failing_emit_is_not_reported_as_a_provider_error(failing: str) -> None:
+    async def emit(update: object) -> None:
+        if (failing == "request") == isinstance(update, RequestSent):
+            raise RuntimeError("database is locked")
+
+    with pytest.raises(EmitError, match="database is locked"):
+        await round_trip(endpoint("openai-chat"), weather_request(), emit)  # type: ignore[arg-type]
