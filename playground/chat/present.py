@@ -59,7 +59,7 @@ def _text(content: Any) -> str:
 def transcript(
     conversation: Conversation, messages: list[Message], round_trips: dict[int, RoundTrip]
 ) -> list[MessageView]:
-    schemas = {t["name"]: t.get("parameters") for t in conversation.tools}
+    latest = {t["name"]: t.get("parameters") for t in conversation.tools}
     calls: dict[str, CallView] = {}
     views: list[MessageView] = []
     for message in messages:
@@ -74,6 +74,8 @@ def transcript(
         view.reasoning = str((data.get("provider_data") or {}).get("reasoning", ""))
         rt = round_trips.get(message.round_trip_id) if message.round_trip_id else None
         view.round_trip = rt.position if rt else None
+        # Checked against the definitions that round trip sent: a later turn may have changed the tools.
+        schemas = _schemas(rt.request) if rt else latest
         for raw in data.get("tool_calls") or []:
             arguments = raw["function"]["arguments"]
             check = check_arguments(schemas.get(raw["function"]["name"]), arguments)
@@ -84,6 +86,10 @@ def transcript(
             view.calls.append(call)
         views.append(view)
     return views
+
+
+def _schemas(request: dict[str, Any]) -> dict[str, Any]:
+    return {t["function"]["name"]: t["function"].get("parameters") for t in request.get("tools") or []}
 
 
 def round_trip_view(row: RoundTrip) -> dict[str, Any]:

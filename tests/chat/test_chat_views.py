@@ -43,7 +43,11 @@ def saved_chat(team: Team, user: User) -> Conversation:
         position=0,
         format="openai-chat",
         model="sim-1",
-        request={"model": "sim-1", "messages": [{"role": "user", "content": "weather in Oslo?"}]},
+        request={
+            "model": "sim-1",
+            "messages": [{"role": "user", "content": "weather in Oslo?"}],
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": schema}}],
+        },
         notes=["reasoning dropped: target format has no equivalent"],
         wire_request=WIRE,
         wire_events=[{"t_ms": 12.4, "event": None, "data": '{"choices":[]}'}],
@@ -96,6 +100,16 @@ def test_invalid_saved_arguments_point_at_the_field(client: Client, team: Team, 
     message.save()
     client.force_login(alice)
     assert "/city: 7 is not of type" in client.get(f"/c/{conversation.pk}/").content.decode()
+
+
+def test_calls_are_judged_by_the_tools_their_round_trip_sent(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    stricter = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city", "country"]}
+    conversation.tools = [{"name": "get_weather", "parameters": stricter}]  # a later turn changed the tool
+    conversation.save()
+    client.force_login(alice)
+    html = client.get(f"/c/{conversation.pk}/").content.decode()
+    assert "✓ arguments match the schema" in html and "'country' is a required property" not in html
 
 
 def test_partials_render_for_htmx(client: Client, team: Team, alice: User) -> None:
