@@ -10,29 +10,11 @@ import pytest
 
 from providers.anthropic import encode_request
 from providers.translation import TranslationError
-from providers.types import ChatRequest, Message, ToolCall
-
-
-def _call(call_id: str, name: str = "add", arguments: Any = '{"a":2,"b":3}') -> ToolCall:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def _request(*messages: Message, **extra: Any) -> ChatRequest:
-    return {"model": "claude-sonnet-4-20250514", "max_tokens": 1024, "messages": list(messages), **extra}
-
-
-def _loop(*results: Message, calls: list[ToolCall] | None = None) -> list[Message]:
-    calls = calls if calls is not None else [_call("toolu_A"), _call("toolu_B", "multiply")]
-    return [
-        {"role": "user", "content": "Add and multiply 2 and 3"},
-        {"role": "assistant", "content": None, "tool_calls": calls},
-        *results,
-    ]
-
-
-def _tool(call_id: str, content: Any = "5", **extra: Any) -> Message:
-    return {"role": "tool", "tool_call_id": call_id, "content": content, **extra}
-
+from providers.types import Message
+from tests.providers.anthropic_builders import call as _call
+from tests.providers.anthropic_builders import loop as _loop
+from tests.providers.anthropic_builders import request as _request
+from tests.providers.anthropic_builders import tool as _tool
 
 # --- ids ---------------------------------------------------------------------------------------------------------
 
