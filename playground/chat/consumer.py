@@ -38,7 +38,7 @@ class ChatConsumer(ConversationConsumer):
         # From here to the snapshot nothing awaits: no frame of the run can slip in between, none is missed.
         run = REGISTRY.get(self.conversation.pk)
         if run is not None:
-            self._subscribe(run)
+            self.follow(run)
         await self.send_json(self._snapshot(run, saved))
 
     @database_sync_to_async
@@ -70,15 +70,16 @@ class ChatConsumer(ConversationConsumer):
     async def join(self) -> None:
         await super().join()
         assert self.conversation is not None
-        watch(self.conversation.pk, self.send_json)  # with the group: a run then knows this socket may want batches
+        watch(self.conversation.pk, self)  # a run started from now on feeds this socket directly
 
-    def _subscribe(self, run: ActiveRun) -> None:
+    def follow(self, run: ActiveRun) -> None:
+        """Get the run's frames straight from it (and ignore the same frames arriving as batches)."""
         self.direct_run_id = run.run_id
         run.subscribers.add(self.send_json)
 
     async def disconnect(self, code: int) -> None:
         if self.conversation is not None:
-            unwatch(self.conversation.pk, self.send_json)
+            unwatch(self.conversation.pk, self)
             run = REGISTRY.get(self.conversation.pk)
             if run is not None:
                 run.subscribers.discard(self.send_json)
@@ -122,7 +123,7 @@ class ChatConsumer(ConversationConsumer):
             logger.exception("could not start a turn in conversation %s", self.conversation.pk)
             await self.send_json({"type": "error", "error": "The turn could not be started; nothing was run."})
             return
-        self._subscribe(run)  # before the run's first frame: the task has not run yet
+        self.follow(run)  # before the run's first frame: the task has not run yet
         await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
 
     async def conversation_batch(self, event: dict[str, Any]) -> None:

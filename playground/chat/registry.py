@@ -5,10 +5,10 @@ ways: straight to the sockets of this process that watch the run (``self.send``,
 dropped and nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
 Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
 
-With the in-memory layer, which reaches no other process, a batch is only sent when a socket of this process watches
-the conversation without being fed directly (it opened before the run started): otherwise every recipient would
-drop it, after the layer has deep-copied it and the consumer has dispatched it (a quarter of the server's CPU
-with 100 chats streaming; see docs/performance.md).
+Every socket of this process that shows the conversation is fed directly, whether it opened before the run or
+joined during it, so with the in-memory layer, which reaches no other process, batches are not sent at all: every
+recipient would drop them after the layer had deep-copied them (a quarter of the server's CPU with 100 chats
+streaming; see docs/performance.md).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
@@ -34,19 +34,27 @@ CONTROL_TYPE = "run.control"
 logger = logging.getLogger(__name__)
 
 
-# The send functions of this process's sockets per conversation they watch (ChatConsumer adds and removes itself).
-_watching: dict[int, set[Subscriber]] = {}
+class Watcher(Protocol):
+    """A socket of this process showing a conversation (ChatConsumer)."""
+
+    def follow(self, run: ActiveRun) -> None: ...
+
+    async def send_json(self, content: Any, close: bool = False) -> None: ...
 
 
-def watch(conversation_id: int, send: Subscriber) -> None:
-    _watching.setdefault(conversation_id, set()).add(send)
+# This process's sockets per conversation they show (ChatConsumer adds and removes itself).
+_watching: dict[int, set[Watcher]] = {}
 
 
-def unwatch(conversation_id: int, send: Subscriber) -> None:
-    sends = _watching.get(conversation_id)
-    if sends is not None:
-        sends.discard(send)
-        if not sends:
+def watch(conversation_id: int, watcher: Watcher) -> None:
+    _watching.setdefault(conversation_id, set()).add(watcher)
+
+
+def unwatch(conversation_id: int, watcher: Watcher) -> None:
+    watchers = _watching.get(conversation_id)
+    if watchers is not None:
+        watchers.discard(watcher)
+        if not watchers:
             del _watching[conversation_id]
 
 
@@ -112,7 +120,7 @@ class ActiveRun:
         """Whether a socket may need the batch: one in another process, or one here not fed by ``emit``."""
         if not isinstance(layer, InMemoryChannelLayer):
             return True  # a shared layer (Redis) may reach sockets of other processes
-        return not _watching.get(self.conversation_id, set()) <= self.subscribers
+        return not {w.send_json for w in _watching.get(self.conversation_id, set())} <= self.subscribers
 
     async def flush(self) -> None:
         """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach other processes."""
@@ -200,6 +208,10 @@ class Registry:
         except BaseException:
             del self.runs[conversation_id]  # the layer is unreachable: the conversation must not stay blocked
             raise
+        # Sockets of this process that already show the conversation get the run's frames directly, like the one
+        # that started it: the channel layer is for other processes only.
+        for watcher in list(_watching.get(conversation_id, ())):
+            watcher.follow(run)
         run.task = asyncio.create_task(self._run(run, body))
         return run
 

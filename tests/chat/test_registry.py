@@ -21,8 +21,16 @@ async def test_frames_emitted_while_a_batch_is_sent_still_go_out(monkeypatch: py
         if group == conversation_group(990001):  # other runs of the test session may still be flushing
             sent.extend(frame["n"] for frame in message["frames"])
 
-    async def elsewhere(frame: dict[str, Any]) -> None:
-        """A socket of this process that watches the conversation without being fed directly."""
+    class Elsewhere:
+        """A socket showing the conversation that the run does not feed directly (as one of another process)."""
+
+        def follow(self, run: ActiveRun) -> None:
+            raise AssertionError("not started through a registry: nothing follows")
+
+        async def send_json(self, content: Any, close: bool = False) -> None:
+            raise AssertionError("fed only through the layer")
+
+    elsewhere = Elsewhere()
 
     monkeypatch.setattr(layer, "group_send", slow_group_send)
     watch(990001, elsewhere)
