@@ -4,10 +4,10 @@ Run by bench/ws_stream.py:  python -m daphne -b 127.0.0.1 -p PORT ws_bare:applic
 configured by WS_BARE_RATE, WS_BARE_SECONDS and WS_BARE_CHARS.
 
 It speaks just enough of the chat protocol for the same client code: a snapshot on connect, "turn.started" on
-"send", then per delta the two frames the app sends (an ``rt.wire`` frame holding the same SSE chunk the upstream
-writes, and an ``rt.delta`` frame with the stamped text), byte for byte the same shapes and sizes, at the same rate
-and phase rule, then "run.end". No Django, no Channels, no upstream: what is left is daphne, autobahn and the
-client, so its latency is what this machine can do at best for the same traffic.
+"send", then per delta the message the app sends (a JSON array of an ``rt.wire`` frame holding the same SSE chunk
+the upstream writes and an ``rt.delta`` frame with the stamped text), byte for byte the same shapes and sizes, at
+the same rate and phase rule, then "run.end". No Django, no Channels, no upstream: what is left is daphne, autobahn
+and the client, so its latency is what this machine can do at best for the same traffic.
 """
 
 from __future__ import annotations
@@ -72,11 +72,16 @@ async def _stream(send: Send, key: str) -> None:
             await asyncio.sleep(delay)
         text = stamp_text(seq, CHARS)
         t_ms = round((time.perf_counter() - started) * 1000, 2)
-        await _send_json(send, {"type": "rt.wire", "rt": 0, "t_ms": t_ms, "event": None, "data": TEMPLATE.data(text)})
-        await _send_json(send, {"type": "rt.delta", "rt": 0, "kind": "text", "text": text})
+        wire = {"type": "rt.wire", "rt": 0, "t_ms": t_ms, "event": None, "data": TEMPLATE.data(text)}
+        await _send_frames(send, [wire, {"type": "rt.delta", "rt": 0, "kind": "text", "text": text}])
         SENT[key] += 1
-    await _send_json(send, {"type": "run.end", "status": "done", "message": "The model finished."})
+    await _send_frames(send, [{"type": "run.end", "status": "done", "message": "The model finished."}])
 
 
 async def _send_json(send: Send, frame: Message) -> None:
     await send({"type": "websocket.send", "text": json.dumps(frame)})  # json.dumps as Channels' send_json does
+
+
+async def _send_frames(send: Send, frames: list[Message]) -> None:
+    """A run's frames as the app sends them: one compact JSON array per message (playground/chat/registry.py)."""
+    await send({"type": "websocket.send", "text": json.dumps(frames, separators=(",", ":"))})

@@ -113,6 +113,12 @@ def start_bare(log_dir: Path, rate: float, seconds: float, chars: int) -> Server
     return spawn("bare-daphne", daphne_args("ws_bare:application"), env, log_dir, "/stats")
 
 
+def start_relay(log_dir: Path, upstream: Server) -> Server:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCH), str(ROOT)])}
+    env["WS_RELAY_UPSTREAM"] = f"{upstream.url}/v1"
+    return spawn("relay-daphne", daphne_args("ws_relay:application"), env, log_dir, "/healthz")
+
+
 @dataclass(frozen=True)
 class App:
     server: Server

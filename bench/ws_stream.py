@@ -3,11 +3,14 @@
 Run with the bench dependencies:  ./scripts/bench ws_stream [--chats 200] [--rate 50] [--seconds 10]
 A quick check:                    ./scripts/bench ws_stream --chats 20 --seconds 5
 
-Two measurements, one after the other so they never share the CPU, with the same client code:
+Three measurements, one after the other so they never share the CPU, with the same client code:
 
 - **bare daphne send**: a raw ASGI app under daphne (bench/ws_bare.py) that sends the frames the app would send for
   each delta (same shapes and sizes, same rate, same number of sockets) from timestamps it takes itself. The floor
   of daphne + autobahn + the client on this machine.
+- **relay floor**: a raw ASGI app under daphne (bench/ws_relay.py) that reads the same upstream through the
+  official SDK on the app's HTTP client and forwards each event as the message the app would send, doing nothing
+  else. What reading a provider's stream costs in the same process, with the parts the app must use.
 - **crosswire app**: the real app (service, hooks, registry, consumer) in one daphne process, DEBUG off, SQLite in a
   temporary directory, the in-memory channel layer. Each chat is a conversation whose endpoint is an
   OpenAI-compatible upstream (bench/ws_upstream.py) streaming text deltas that carry their send time.
@@ -31,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ws_clients import ChatResult, Target, run_in_processes
-from ws_servers import CpuSampler, Server, start_app, start_bare, start_upstream
+from ws_servers import CpuSampler, Server, start_app, start_bare, start_relay, start_upstream
 from ws_upstream import WARM_UP_KEY
 
 TARGET_CHATS, TARGET_RATE, TARGET_RATIO = 200, 50.0, 2.0
 HEADER = (
     f"  {'path':18s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>8s} {'steady p99':>10s} {'deltas recv/sent':^17s}"
-    f" {'lost':>5s} {'frames/s':>9s} {'B/delta':>8s} {'window s':>9s}"
+    f" {'lost':>5s} {'msgs/s':>9s} {'B/delta':>8s} {'window s':>9s}"
 )
 
 
@@ -126,10 +129,26 @@ def measure_bare(args: argparse.Namespace, work: Path) -> Measurement:
         server.stop()
 
 
+def measure_relay(args: argparse.Namespace, work: Path) -> Measurement:
+    log_dir = work / "relay"
+    log_dir.mkdir()
+    upstream = start_upstream(log_dir, args.rate, args.seconds, args.chars)
+    servers: list[Server] = [upstream]
+    try:
+        relay = start_relay(log_dir, upstream)
+        servers.append(relay)
+        target = Target(f"{relay.ws_url}/ws/", relay.url, "none", {}, args.seconds + 60)
+        _warm_up(target, args.chats)
+        return _measured_upstream("relay floor", args, target, list(range(args.chats)), relay, upstream)
+    finally:
+        for server in reversed(servers):
+            server.stop()
+
+
 def measure_app(args: argparse.Namespace, work: Path) -> Measurement:
     data_dir = work / "app"
     data_dir.mkdir()
-    upstream = start_upstream(work, args.rate, args.seconds, args.chars)
+    upstream = start_upstream(data_dir, args.rate, args.seconds, args.chars)
     servers: list[Server] = [upstream]
     try:
         app = start_app(data_dir, upstream, args.chats + 1)
@@ -139,15 +158,21 @@ def measure_app(args: argparse.Namespace, work: Path) -> Measurement:
         target = Target(ws_url, app.server.url, app.session, options, args.seconds + 60)
         warm_up_id, *conversation_ids = app.conversation_ids
         _warm_up(target, warm_up_id)
-        sampler = CpuSampler({"daphne": app.server.process.pid, "upstream": upstream.process.pid})
-        results = _clients(args, target, conversation_ids, sampler)
-        stats = upstream.get_json("/stats")
-        measurement = _measured("crosswire app", results, sampler, stats["sent"])  # type: ignore[arg-type]
-        measurement.upstream_late_p99_ms = float(stats["late_p99_ms"])  # type: ignore[arg-type]
-        return measurement
+        return _measured_upstream("crosswire app", args, target, conversation_ids, app.server, upstream)
     finally:
         for server in reversed(servers):
             server.stop()
+
+
+def _measured_upstream(
+    name: str, args: argparse.Namespace, target: Target, ids: list[int], server: Server, upstream: Server
+) -> Measurement:
+    sampler = CpuSampler({"daphne": server.process.pid, "upstream": upstream.process.pid})
+    results = _clients(args, target, ids, sampler)
+    stats = upstream.get_json("/stats")
+    measurement = _measured(name, results, sampler, stats["sent"])  # type: ignore[arg-type]
+    measurement.upstream_late_p99_ms = float(stats["late_p99_ms"])  # type: ignore[arg-type]
+    return measurement
 
 
 @dataclass(frozen=True)
@@ -221,13 +246,14 @@ def report(args: argparse.Namespace, runs: list[Measurement], load: Callable[[],
         print(_slices(m))
     for m in runs:
         if m.upstream_late_p99_ms is not None:
-            print(f"upstream writes late against their schedule, p99: {m.upstream_late_p99_ms:.1f} ms")
+            print(f"{m.name}: upstream writes late against their schedule, p99: {m.upstream_late_p99_ms:.1f} ms")
         if m.not_done():
             print(f"{m.name}: {len(m.not_done())} chat(s) did not end done, e.g. {m.not_done()[0]}")
-    app, (bare_s, app_s) = runs[1], summaries
-    ratio, steady_ratio = app_s.p99 / bare_s.p99, app_s.steady_p99 / bare_s.steady_p99
-    print(f"ratio app/bare p99: {ratio:.2f}x (while every chat streamed: {_ms(steady_ratio, 0).strip()}x)")
-    _verdicts(args, app, ratio)
+    bare_s = summaries[0]
+    for m, summary in zip(runs[1:], summaries[1:], strict=True):
+        ratio, steady = summary.p99 / bare_s.p99, summary.steady_p99 / bare_s.steady_p99
+        print(f"ratio {m.name}/bare p99: {ratio:.2f}x (while every chat streamed: {_ms(steady, 0).strip()}x)")
+    _verdicts(args, runs[-1], summaries[-1].p99 / bare_s.p99)
 
 
 def _verdicts(args: argparse.Namespace, app: Measurement, ratio: float) -> None:
@@ -256,9 +282,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     print(f"load average before: {load_average()}")
     with tempfile.TemporaryDirectory(prefix="ws-stream-") as tmp:
-        bare = measure_bare(args, Path(tmp))
-        app = measure_app(args, Path(tmp))
-    report(args, [bare, app], load_average)
+        runs = [measure_bare(args, Path(tmp)), measure_relay(args, Path(tmp)), measure_app(args, Path(tmp))]
+    report(args, runs, load_average)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,11 @@ Event = (
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
+    # The per-token events go to every watching browser: built directly, without asdict's deep copy.
+    if isinstance(event, TextDelta | ReasoningDelta):
+        return {"kind": event.kind, "text": event.text}
+    if isinstance(event, ToolCallDelta):
+        return {"kind": event.kind, "index": event.index, "arguments": event.arguments}
     if isinstance(event, StreamError):
         return event.to_dict()
     data = asdict(event)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import websockets
@@ -68,8 +69,14 @@ def connect(cluster: Cluster, server: DaphneServer) -> websockets.asyncio.client
     )
 
 
-async def receive(socket: websockets.ClientConnection) -> dict[str, object]:
+async def receive_any(socket: websockets.ClientConnection) -> Any:
     return json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
+
+
+async def receive(socket: websockets.ClientConnection) -> dict[str, object]:
+    message = await receive_any(socket)
+    assert isinstance(message, dict), message
+    return message
 
 
 async def test_a_session_made_on_one_process_opens_sockets_on_both(cluster: Cluster) -> None:
@@ -94,9 +101,11 @@ async def test_an_event_published_elsewhere_reaches_sockets_on_both_processes(cl
 
 
 async def frames_until_end(socket: websockets.ClientConnection) -> list[dict[str, object]]:
-    frames = [await receive(socket)]
-    while frames[-1]["type"] != "run.end":
-        frames.append(await receive(socket))
+    """A run's frames come in arrays (docs/websocket.md); ``turn.started`` alone."""
+    frames: list[dict[str, object]] = []
+    while not frames or frames[-1]["type"] != "run.end":
+        message = await receive_any(socket)
+        frames.extend(message if isinstance(message, list) else [message])
     return frames
 
 

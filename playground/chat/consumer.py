@@ -8,7 +8,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from playground.chat.options import parse_options
-from playground.chat.registry import REGISTRY, ActiveRun, Frame, send_control, unwatch, watch
+from playground.chat.registry import REGISTRY, ActiveRun, Frame, encode_frames, send_control, unwatch, watch
 from playground.chat.service import TurnRefused, start_turn
 from playground.consumers import CLOSE_UNAUTHENTICATED, ConversationConsumer
 from playground.history import Conversation
@@ -75,14 +75,18 @@ class ChatConsumer(ConversationConsumer):
     def follow(self, run: ActiveRun) -> None:
         """Get the run's frames straight from it (and ignore the same frames arriving as batches)."""
         self.direct_run_id = run.run_id
-        run.subscribers.add(self.send_json)
+        run.subscribe(self.send_frames)
+
+    async def send_frames(self, text: str) -> None:
+        """A run's frames: one message holding a JSON array (docs/websocket.md), serialised once for every socket."""
+        await self.send(text_data=text)
 
     async def disconnect(self, code: int) -> None:
         if self.conversation is not None:
             unwatch(self.conversation.pk, self)
             run = REGISTRY.get(self.conversation.pk)
             if run is not None:
-                run.subscribers.discard(self.send_json)
+                run.unsubscribe(self.send_frames)
         await super().disconnect(code)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
@@ -130,5 +134,4 @@ class ChatConsumer(ConversationConsumer):
         """Frames of a run held by another process (or by this one, for sockets that joined before it started)."""
         if event["run_id"] == self.direct_run_id:
             return  # this socket already got them directly
-        for frame in event["frames"]:
-            await self.send_json(frame)
+        await self.send_frames(encode_frames(event["frames"]))

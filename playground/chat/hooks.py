@@ -63,10 +63,10 @@ class ConversationHooks:
         if isinstance(update, RequestSent):
             await self._request_sent(rt, update)
         elif isinstance(update, WireEvent):
-            await self.run.emit({"type": "rt.wire", "rt": rt, **update.to_dict()})
+            self.run.emit({"type": "rt.wire", "rt": rt, **update.to_dict()})
         else:
-            await self.run.emit({"type": "rt.delta", "rt": rt, **ev.event_to_dict(update)})
-            await self._track_call(rt, update)
+            self.run.emit({"type": "rt.delta", "rt": rt, **ev.event_to_dict(update)})
+            self._track_call(rt, update)
 
     async def _request_sent(self, rt: int, update: RequestSent) -> None:
         self.run.new_round_trip()
@@ -80,7 +80,7 @@ class ConversationHooks:
             notes=update.notes,
             wire_request=update.wire_request.to_dict(),
         )
-        await self.run.emit(
+        self.run.emit(
             {
                 "type": "rt.start",
                 "rt": rt,
@@ -90,7 +90,7 @@ class ConversationHooks:
             }
         )
 
-    async def _track_call(self, rt: int, event: ev.Event) -> None:
+    def _track_call(self, rt: int, event: ev.Event) -> None:
         """Follow each call's arguments so a finished call is validated against its tool's schema at once."""
         if isinstance(event, ev.ToolCallStart):
             self.calls[event.index] = _LiveCall(event.id, event.name)
@@ -98,19 +98,19 @@ class ConversationHooks:
             call = self.calls[event.index]
             call.parts.append(event.arguments)
             if time.monotonic() - call.checked_at >= FIELD_CHECK_EVERY_S:
-                await self._fields(rt, call)
+                self._fields(rt, call)
         elif isinstance(event, ev.ToolCallEnd) and event.index in self.calls:
-            await self._fields(rt, self.calls[event.index])
-            await self.run.emit(self._check_frame(rt, event.index, self.calls[event.index]))
+            self._fields(rt, self.calls[event.index])
+            self.run.emit(self._check_frame(rt, event.index, self.calls[event.index]))
 
-    async def _fields(self, rt: int, call: _LiveCall) -> None:
+    def _fields(self, rt: int, call: _LiveCall) -> None:
         """Field by field, what the arguments so far look like against the schema: sent only when it changes."""
         call.checked_at = time.monotonic()
         tool = self.tools.get(call.name)
         states = [f.to_dict() for f in field_states(tool.parameters if tool else None, "".join(call.parts))]
         if states != call.last_fields:
             call.last_fields = states
-            await self.run.emit({"type": "tool.fields", "rt": rt, "call_id": call.id, "fields": states})
+            self.run.emit({"type": "tool.fields", "rt": rt, "call_id": call.id, "fields": states})
 
     def _check_frame(self, rt: int, index: int, call: _LiveCall) -> Frame:
         tool = self.tools.get(call.name)
@@ -136,13 +136,13 @@ class ConversationHooks:
         _fill_round_trip(row, round_trip)
         await row.asave()
         self.rows[rt] = row
-        await self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
+        self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
         self.run.round_trip_done()
 
     async def on_message(self, message: InternalMessage, *, complete: bool) -> None:
         row = self.rows.get(max(self.rows)) if self.rows else None
         saved = await self._save_message(message, complete=complete, round_trip=row)
-        await self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+        self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
         meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"]}
@@ -151,7 +151,7 @@ class ConversationHooks:
             message["is_error"] = True
         await self._save_message(message, complete=True, meta=meta)
         frame = {"type": "tool.result", "call_id": call["id"], "content": result.content, "is_error": result.is_error}
-        await self.run.emit({**frame, **meta}, live=False)
+        self.run.emit({**frame, **meta}, live=False)
 
     async def manual_result(self, call: ToolCall) -> ToolResult:
         answer = await self._ask(call, "manual")
@@ -192,11 +192,11 @@ class ConversationHooks:
         self.conversation.status, self.conversation.status_message = status, message
         await self.conversation.asave(update_fields=["status", "status_message", "updated_at"])
         label = Conversation.Status(status).label
-        await self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
+        self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
 
     async def finish(self, status: str, message: str) -> None:
         await self.set_status(status, message)
-        await self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
+        self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
 
     async def _save_message(
         self,

@@ -1,9 +1,14 @@
 """Runs in flight in this process, and how their frames reach browsers.
 
 A run belongs to the process that started it, not to a socket: closing the tab does not stop it. Frames go two
-ways: straight to the sockets of this process that watch the run (``self.send``, no channel layer, so nothing is
-dropped and nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
+ways: straight to the sockets of this process that watch the run (no channel layer, so nothing is dropped and
+nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
 Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
+
+Local sockets get the frames of one step of the run together: ``emit`` only queues, and a task sends whatever has
+queued, serialised once as one JSON array, as soon as the run awaits (the next chunk from the provider). One
+upstream event makes an ``rt.wire`` and an ``rt.delta`` frame, so this halves the WebSocket messages and the
+serialising of a streaming chat without delaying any frame (see docs/performance.md).
 
 Every socket of this process that shows the conversation is fed directly, whether it opened before the run or
 joined during it, so with the in-memory layer, which reaches no other process, batches are not sent at all: every
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -26,7 +32,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from playground.broadcast import conversation_group
 
 Frame = dict[str, Any]
-Subscriber = Callable[[Frame], Awaitable[None]]
+Subscriber = Callable[[str], Awaitable[None]]  # sends one text message (a JSON array of frames) to a socket
 COALESCE_S = 0.025
 BATCH_TYPE = "conversation.batch"
 CONTROL_TYPE = "run.control"
@@ -39,7 +45,7 @@ class Watcher(Protocol):
 
     def follow(self, run: ActiveRun) -> None: ...
 
-    async def send_json(self, content: Any, close: bool = False) -> None: ...
+    async def send_frames(self, text: str) -> None: ...
 
 
 # This process's sockets per conversation they show (ChatConsumer adds and removes itself).
@@ -69,11 +75,18 @@ async def send_control(conversation_id: int, message: dict[str, Any]) -> None:
     await layer.group_send(control_group(conversation_id), {"type": CONTROL_TYPE, "message": message})
 
 
+def encode_frames(frames: list[Frame]) -> str:
+    """One WebSocket message: the frames in order, as a JSON array."""
+    return json.dumps(frames, separators=(",", ":"))
+
+
 @dataclass
 class ActiveRun:
     conversation_id: int
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    subscribers: set[Subscriber] = field(default_factory=set)
+    # Each local socket's sender, with how many of the queued frames it must skip: those were queued before it
+    # joined, so they are in its snapshot (or, not being replayable, were never its to get).
+    subscribers: dict[Subscriber, int] = field(default_factory=dict)
     round_trip_frames: list[Frame] = field(default_factory=list)  # replayed to a socket that joins mid-run
     in_flight: bool = False  # a round trip is streaming (its frames are the only record of it so far)
     waiting: dict[str, Frame] = field(default_factory=dict)  # call id -> the frame that asked for input
@@ -81,23 +94,62 @@ class ActiveRun:
     task: asyncio.Task[None] | None = None
     started: bool = False
     stop_requested: bool = False
-    _outbox: list[Frame] = field(default_factory=list)
+    _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
+    _sender: asyncio.Task[None] | None = None
+    _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
+    _shared_layer: bool | None = None  # the layer reaches other processes (Redis); looked up once, not per frame
 
-    async def emit(self, frame: Frame, *, live: bool = True) -> None:
-        """Send a frame now to local sockets, and soon to remote ones. ``live`` frames are replayed on join."""
+    def subscribe(self, send: Subscriber) -> None:
+        """Feed a local socket every frame emitted from now on."""
+        self.subscribers[send] = len(self._queued)
+
+    def unsubscribe(self, send: Subscriber) -> None:
+        self.subscribers.pop(send, None)
+
+    def is_fed(self, send: Subscriber) -> bool:
+        return send in self.subscribers
+
+    def emit(self, frame: Frame, *, live: bool = True) -> None:
+        """Queue a frame for local sockets (sent as soon as the run awaits) and, soon, for remote ones.
+        ``live`` frames are replayed to a socket that joins mid-round-trip."""
         if live:
             self.round_trip_frames.append(frame)
+        self._queued.append(frame)
+        if self._sender is None:
+            self._sender = asyncio.get_running_loop().create_task(self._send_queued())
+        if self._batch_wanted():
+            self._outbox.append(frame)
+            if self._flusher is None or self._flusher.done():
+                self._flusher = asyncio.create_task(self._flush_soon())
+
+    async def _send_queued(self) -> None:
+        try:
+            while self._queued:  # frames queued while sending go out in the next message, in order
+                frames, self._queued = self._queued, []
+                skips = {send: skip for send, skip in self.subscribers.items() if skip}
+                for send in self.subscribers:
+                    self.subscribers[send] = 0
+                await self._deliver(frames, skips)
+        finally:
+            self._sender = None
+
+    async def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> None:
+        try:
+            text = encode_frames(frames)  # once for every socket
+        except (TypeError, ValueError):  # a frame that is not JSON is a bug: say so, and keep the run going
+            logger.exception("frames of conversation %s could not be encoded", self.conversation_id)
+            return
         for send in list(self.subscribers):
+            skip = skips.get(send, 0)
+            if skip >= len(frames):
+                continue
             try:
-                await send(frame)
+                await send(text if not skip else encode_frames(frames[skip:]))
             except Exception:  # a socket closing mid-send must not break the run
-                self.subscribers.discard(send)
-        self._outbox.append(frame)
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush_soon())
+                self.subscribers.pop(send, None)
 
     def new_round_trip(self) -> None:
         self.round_trip_frames, self.in_flight = [], True
@@ -111,19 +163,22 @@ class ActiveRun:
         # Frames emitted while a batch is being sent (a Redis round trip) go in the next one: loop until none are left.
         while self._outbox:
             frames, self._outbox = self._outbox, []
-            layer = get_channel_layer()
-            if self._batch_wanted(layer):
-                message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
-                await layer.group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+            message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
+            await get_channel_layer().group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
 
-    def _batch_wanted(self, layer: Any) -> bool:
-        """Whether a socket may need the batch: one in another process, or one here not fed by ``emit``."""
-        if not isinstance(layer, InMemoryChannelLayer):
+    def _batch_wanted(self) -> bool:
+        """Whether a socket may need the frame through the layer: one in another process, or one here not fed
+        directly."""
+        if self._shared_layer is None:
+            self._shared_layer = not isinstance(get_channel_layer(), InMemoryChannelLayer)
+        if self._shared_layer:
             return True  # a shared layer (Redis) may reach sockets of other processes
-        return not {w.send_json for w in _watching.get(self.conversation_id, set())} <= self.subscribers
+        return any(w.send_frames not in self.subscribers for w in _watching.get(self.conversation_id, ()))
 
     async def flush(self) -> None:
-        """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach other processes."""
+        """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket."""
+        while self._sender is not None:
+            await self._sender
         while self._flusher is not None and not self._flusher.done():
             await self._flusher
         if self._outbox:
@@ -133,7 +188,7 @@ class ActiveRun:
     async def wait_for_answer(self, call_id: str, frame: Frame) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.answers[call_id], self.waiting[call_id] = future, frame
-        await self.emit(frame, live=False)
+        self.emit(frame, live=False)
         try:
             return await future
         finally:

@@ -41,7 +41,11 @@
       // Whatever was sent while (re)connecting goes now, in order.
       state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
     });
-    socket.addEventListener("message", function (event) { handle(JSON.parse(event.data)); });
+    // A run's frames come as an array (one message per step of the run); other replies as one object.
+    socket.addEventListener("message", function (event) {
+      var data = JSON.parse(event.data);
+      if (Array.isArray(data)) data.forEach(handle); else handle(data);
+    });
     socket.addEventListener("close", function () {
       root.dataset.connected = "0";
       setTimeout(connect, state.backoff);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -74,12 +75,29 @@ async def open_chat(conversation_id: int, headers: list[tuple[bytes, bytes]]) ->
     return communicator
 
 
+# Frames received but not yet read, per socket: a run's frames come in arrays, which may hold more than asked for.
+_unread: weakref.WeakKeyDictionary[WebsocketCommunicator, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+async def next_frame(communicator: WebsocketCommunicator) -> dict[str, Any]:
+    """The next frame, whether it came alone (a reply) or in an array (a run's frames, docs/websocket.md)."""
+    unread = _unread.setdefault(communicator, [])
+    if not unread:
+        message = await communicator.receive_json_from(timeout=FRAME_TIMEOUT_S)
+        unread.extend(message if isinstance(message, list) else [message])
+    return unread.pop(0)
+
+
 async def frames_until(communicator: WebsocketCommunicator, frame_type: str) -> list[dict[str, Any]]:
     """Every frame up to and including the first of ``frame_type``."""
     frames: list[dict[str, Any]] = []
     while not frames or frames[-1]["type"] != frame_type:
-        frames.append(await communicator.receive_json_from(timeout=FRAME_TIMEOUT_S))
+        frames.append(await next_frame(communicator))
     return frames
+
+
+def nothing_unread(communicator: WebsocketCommunicator) -> bool:
+    return not _unread.get(communicator)
 
 
 def of_type(frames: list[dict[str, Any]], frame_type: str) -> list[dict[str, Any]]:

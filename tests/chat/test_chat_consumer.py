@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from playground.history import Conversation, Message, RoundTrip
-from tests.chat.conftest import frames_until, of_type, open_chat, options
+from tests.chat.conftest import frames_until, next_frame, nothing_unread, of_type, open_chat, options
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -177,7 +177,7 @@ async def test_a_tab_open_before_the_run_starts_gets_every_frame_directly(
     direct, watched = await frames_until(runner, "run.end"), await frames_until(watcher, "run.end")
     # Same process, same frames, in the same order, and none twice (batches of the same run are ignored).
     assert direct[0]["type"] == "turn.started" and watched == direct[1:]
-    assert await watcher.receive_nothing(timeout=0.2)
+    assert nothing_unread(watcher) and await watcher.receive_nothing(timeout=0.2)
     await runner.disconnect(), await watcher.disconnect()
 
 
@@ -303,7 +303,7 @@ async def test_a_tab_that_joins_mid_stream_gets_the_round_trip_so_far(
     await first.receive_json_from()
     text = "/text " + "a long answer that takes a while to stream " * 4
     await first.send_json_to({"type": "send", "text": text, "options": await chat_options()})
-    while (await first.receive_json_from())["type"] != "rt.delta":
+    while (await next_frame(first))["type"] != "rt.delta":
         pass
     second = await open_chat(conversation.pk, headers)
     snapshot = await second.receive_json_from()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -27,7 +28,7 @@ async def test_frames_emitted_while_a_batch_is_sent_still_go_out(monkeypatch: py
         def follow(self, run: ActiveRun) -> None:
             raise AssertionError("not started through a registry: nothing follows")
 
-        async def send_json(self, content: Any, close: bool = False) -> None:
+        async def send_frames(self, text: str) -> None:
             raise AssertionError("fed only through the layer")
 
     elsewhere = Elsewhere()
@@ -36,10 +37,10 @@ async def test_frames_emitted_while_a_batch_is_sent_still_go_out(monkeypatch: py
     watch(990001, elsewhere)
     try:
         run = ActiveRun(990001)
-        await run.emit({"n": 1})
+        run.emit({"n": 1})
         await asyncio.sleep(0.04)  # the first batch is now being sent
-        await run.emit({"n": 2})
-        await run.emit({"n": 3})  # the last frames of a run: status, run.end
+        run.emit({"n": 2})
+        run.emit({"n": 3})  # the last frames of a run: status, run.end
         await run.flush()
     finally:
         unwatch(990001, elsewhere)
@@ -76,3 +77,77 @@ async def test_an_answer_of_the_wrong_kind_is_ignored() -> None:
     assert not future.done(), "a typed result must never approve a call"
     run.control({"type": "approval", "call_id": "call_1", "action": "deny"})
     assert future.result()["action"] == "deny"
+
+
+class Socket:
+    """A local socket's sender: records each message as the list of frames it holds."""
+
+    def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
+        self.messages: list[list[dict[str, Any]]] = []
+        self.texts: list[str] = []
+        self.delay, self.fail = delay, fail
+
+    async def send(self, text: str) -> None:
+        if self.fail:
+            raise ConnectionError("the socket closed")
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        self.texts.append(text)
+        self.messages.append(json.loads(text))
+
+
+async def test_frames_of_one_step_reach_each_socket_as_one_message_in_order() -> None:
+    run, first, second = ActiveRun(990004), Socket(), Socket()
+    run.subscribe(first.send), run.subscribe(second.send)
+    for n in range(3):  # one upstream event makes several frames with no await in between
+        run.emit({"n": n})
+    await run.flush()
+    assert first.messages == second.messages == [[{"n": 0}, {"n": 1}, {"n": 2}]]
+    run.emit({"n": 3})
+    await run.flush()
+    assert first.messages[1:] == [[{"n": 3}]]
+    assert first.texts[0] is second.texts[0], "encoded once for every socket"
+
+
+async def test_a_socket_that_joins_gets_only_frames_emitted_after_it_joined() -> None:
+    run, early, late = ActiveRun(990005), Socket(), Socket()
+    run.subscribe(early.send)
+    run.emit({"n": 1})  # queued, not sent yet: a socket joining now has it in its snapshot
+    run.subscribe(late.send)
+    run.emit({"n": 2})
+    await run.flush()
+    assert early.messages == [[{"n": 1}, {"n": 2}]]
+    assert late.messages == [[{"n": 2}]]
+
+
+async def test_frames_emitted_while_a_message_is_sent_follow_in_the_next_one() -> None:
+    run, slow = ActiveRun(990006), Socket(delay=0.02)
+    run.subscribe(slow.send)
+    run.emit({"n": 1})
+    await asyncio.sleep(0.005)  # the first message is being written
+    run.emit({"n": 2})
+    run.emit({"n": 3})
+    await run.flush()
+    assert slow.messages == [[{"n": 1}], [{"n": 2}, {"n": 3}]]
+
+
+async def test_a_socket_that_fails_is_dropped_and_the_others_still_get_frames() -> None:
+    run, broken, fine = ActiveRun(990007), Socket(fail=True), Socket()
+    run.subscribe(broken.send), run.subscribe(fine.send)
+    run.emit({"n": 1})
+    await run.flush()
+    run.emit({"n": 2})
+    await run.flush()
+    assert fine.messages == [[{"n": 1}], [{"n": 2}]]
+    assert not run.is_fed(broken.send) and run.is_fed(fine.send)
+
+
+async def test_a_frame_that_is_not_json_is_logged_and_the_run_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    run, socket = ActiveRun(990008), Socket()
+    run.subscribe(socket.send)
+    run.emit({"n": object()})
+    await run.flush()
+    run.emit({"n": 2})
+    await run.flush()
+    assert socket.messages == [[{"n": 2}]]
+    assert "could not be encoded" in caplog.text

@@ -141,3 +141,31 @@ def test_accumulator_can_be_fed_incrementally_and_read_any_time() -> None:
     acc.extend([ev.ToolCallDelta(0, "1}"), ev.ToolCallEnd(0), ev.StreamEnd()])
     assert acc.result().message["tool_calls"][0]["function"]["arguments"] == '{"q":1}'
     assert acc.result().complete
+
+
+def test_every_event_reaches_the_browser_as_its_kind_then_its_set_fields() -> None:
+    events: list[ev.Event] = [
+        ev.TextDelta("Hel"),
+        ev.ReasoningDelta("thinking"),
+        ev.ToolCallStart(0, "call_a", "get_weather"),
+        ev.ToolCallStart(1, "call_b", "lookup", {"extra": {"x": 1}}),
+        ev.ToolCallDelta(0, '{"ci'),
+        ev.ToolCallEnd(0),
+        ev.ProviderBlock({"type": "thinking", "signature": "s"}),
+        ev.MessageFields({"reasoning_content": "r"}),
+        ev.UsageUpdate({"input_tokens": 3}),
+        ev.Finish("stop", None),
+        ev.StreamEnd(),
+    ]
+    dicts = [ev.event_to_dict(e) for e in events]
+    assert [next(iter(d)) for d in dicts] == ["kind"] * len(events)
+    assert dicts[0] == {"kind": "text", "text": "Hel"} and dicts[1] == {"kind": "reasoning", "text": "thinking"}
+    assert dicts[2] == {"kind": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}
+    assert dicts[3]["fields"] == {"extra": {"x": 1}}
+    assert dicts[4] == {"kind": "tool_call_delta", "index": 0, "arguments": '{"ci'}
+    assert dicts[5] == {"kind": "tool_call_end", "index": 0}
+    assert dicts[8] == {"kind": "usage", "usage": {"input_tokens": 3}}
+    assert dicts[9] == {"kind": "finish", "reason": "stop"}, "unset fields are left out"
+    assert dicts[10] == {"kind": "end"}
+    error = ev.event_to_dict(ev.StreamError(ProviderError("overloaded", "Busy.")))
+    assert error["kind"] == "error" and error["error"]["type"] == "overloaded"
