@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import ssl
+import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 import httpx2
 
 from providers.client.capture import WireRequest
+from providers.client.netbackend import AsyncioTransport
 from providers.errors import ProviderError
 from providers.formats import get_format
 
@@ -59,9 +61,23 @@ def http_client(endpoint: Endpoint, on_request: OnRequest | None = None) -> http
             await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
+    transport = endpoint.transport
+    if transport is None and not _environment_proxies():
+        transport = AsyncioTransport(verify=_tls_context())  # a cheaper read per chunk, see netbackend
     return httpx2.AsyncClient(
-        timeout=timeout, event_hooks={"request": [hook]}, transport=endpoint.transport, verify=_tls_context()
+        timeout=timeout, event_hooks={"request": [hook]}, transport=transport, verify=_tls_context()
     )
+
+
+def _environment_proxies() -> bool:
+    """Whether HTTP(S)_PROXY or ALL_PROXY is set: httpx2 honours them only when it builds the transport itself.
+
+    Given a transport, httpx2 drops the environment's proxies (``allow_env_proxies = trust_env and transport is
+    None``). Without one, it mounts a proxy transport per scheme, from the same ``urllib.request.getproxies()``, and
+    its default transport serves NO_PROXY hosts. So with a proxy configured httpx2 keeps doing all of that as before.
+    """
+    proxies = urllib.request.getproxies()
+    return any(proxies.get(scheme) for scheme in ("http", "https", "all"))
 
 
 @lru_cache(maxsize=1)
