@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 import httpx2
@@ -59,6 +60,16 @@ async def test_streamed_tool_call_is_recorded_and_translated(fmt: str) -> None:
     assert sum(isinstance(u, ToolCallStart) for u in updates) == 1
     assert len([u for u in updates if isinstance(u, WireEvent)]) == len(rt.wire_events) >= 4
     assert rt.ttfb_ms is not None and rt.total_ms >= rt.ttfb_ms
+
+
+async def test_kept_wire_events_are_not_followed_by_the_garbage_collector() -> None:
+    # A round trip keeps every raw event until it is saved: thousands per long answer, per chat. Objects the collector
+    # tracks make every full collection longer (a pause for every socket of the process); these must drop out.
+    run = RoundTripRun(endpoint("openai-chat"), weather_request())
+    await run.run()
+    gc.collect()
+    assert len(run.raw_events) >= 4 and not any(gc.is_tracked(event) for event in run.raw_events)
+    assert [(e.t_ms, e.data, e.event) for e in run.snapshot().wire_events] == run.raw_events, "the same, as WireEvent"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
