@@ -41,11 +41,7 @@
       // Whatever was sent while (re)connecting goes now, in order.
       state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
     });
-    // A run's frames come as an array (one message per step of the run); other replies as one object.
-    socket.addEventListener("message", function (event) {
-      var data = JSON.parse(event.data);
-      if (Array.isArray(data)) data.forEach(handle); else handle(data);
-    });
+    socket.addEventListener("message", function (event) { handleMessage(JSON.parse(event.data)); });
     socket.addEventListener("close", function () {
       root.dataset.connected = "0";
       setTimeout(connect, state.backoff);
@@ -81,6 +77,13 @@
   function handle(frame) {
     var handler = handlers[frame.type];
     if (handler) handler(frame);
+  }
+  // A run's frames come as an array (one message per step of the run); other replies as one object. A frame that
+  // fails to draw is reported and the ones after it are still drawn.
+  function handleMessage(data) {
+    (Array.isArray(data) ? data : [data]).forEach(function (frame) {
+      try { handle(frame); } catch (error) { console.error("could not draw a " + frame.type + " frame", error); }
+    });
   }
 
   // ---- run state -----------------------------------------------------------------------------------------------
