@@ -47,18 +47,23 @@ async def _http(scope: Message, send: Send) -> None:
 
 
 async def _chat(receive: Receive, send: Send) -> None:
+    await serve_chat(receive, send, _stream)
+
+
+async def serve_chat(receive: Receive, send: Send, answer: Callable[[Send, str], Awaitable[None]]) -> None:
+    """Just enough of the chat protocol for the bench's client: a snapshot, then ``answer`` for every "send"."""
     if (await receive())["type"] != "websocket.connect":
         return
     await send({"type": "websocket.accept"})
-    await _send_json(send, {"type": "snapshot", "running": False, "frames": [], "waiting": []})
+    await send_json(send, {"type": "snapshot", "running": False, "frames": [], "waiting": []})
     while True:
         message = await receive()
         if message["type"] == "websocket.disconnect":
             return
         content = json.loads(message.get("text") or "{}")
         if content.get("type") == "send":
-            await _send_json(send, {"type": "turn.started", "message_count": 1})
-            await _stream(send, str(content.get("text", "")))
+            await send_json(send, {"type": "turn.started", "message_count": 1})
+            await answer(send, str(content.get("text", "")))
 
 
 async def _stream(send: Send, key: str) -> None:
@@ -73,15 +78,15 @@ async def _stream(send: Send, key: str) -> None:
         text = stamp_text(seq, CHARS)
         t_ms = round((time.perf_counter() - started) * 1000, 2)
         wire = {"type": "rt.wire", "rt": 0, "t_ms": t_ms, "event": None, "data": TEMPLATE.data(text)}
-        await _send_frames(send, [wire, {"type": "rt.delta", "rt": 0, "kind": "text", "text": text}])
+        await send_frames(send, [wire, {"type": "rt.delta", "rt": 0, "kind": "text", "text": text}])
         SENT[key] += 1
-    await _send_frames(send, [{"type": "run.end", "status": "done", "message": "The model finished."}])
+    await send_frames(send, [{"type": "run.end", "status": "done", "message": "The model finished."}])
 
 
-async def _send_json(send: Send, frame: Message) -> None:
+async def send_json(send: Send, frame: Message) -> None:
     await send({"type": "websocket.send", "text": json.dumps(frame)})  # json.dumps as Channels' send_json does
 
 
-async def _send_frames(send: Send, frames: list[Message]) -> None:
+async def send_frames(send: Send, frames: list[Message]) -> None:
     """A run's frames as the app sends them: one compact JSON array per message (playground/chat/registry.py)."""
     await send({"type": "websocket.send", "text": json.dumps(frames, separators=(",", ":"))})

@@ -15,15 +15,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+
+from ws_bare import Message, Receive, Send, send_frames, serve_chat
 
 from providers.client.capture import WireRequest
 from providers.client.sdk import Endpoint, open_response
-
-Message = dict[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 ENDPOINT = Endpoint("openai-chat", os.environ.get("WS_RELAY_UPSTREAM", ""), "bench")
 
@@ -33,22 +29,7 @@ async def application(scope: Message, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": b'{"ok": true}'})
     elif scope["type"] == "websocket":
-        await _chat(receive, send)
-
-
-async def _chat(receive: Receive, send: Send) -> None:
-    if (await receive())["type"] != "websocket.connect":
-        return
-    await send({"type": "websocket.accept"})
-    await _send_json(send, {"type": "snapshot", "running": False, "frames": [], "waiting": []})
-    while True:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        content = json.loads(message.get("text") or "{}")
-        if content.get("type") == "send":
-            await _send_json(send, {"type": "turn.started", "message_count": 1})
-            await _relay(send, str(content.get("text", "")))
+        await serve_chat(receive, send, _relay)
 
 
 async def _ignore(request: WireRequest) -> None:
@@ -70,9 +51,5 @@ async def _relay(send: Send, key: str) -> None:
                 delta = (json.loads(data).get("choices") or [{}])[0].get("delta", {})
                 if delta.get("content"):
                     frames.append({"type": "rt.delta", "rt": 0, "kind": "text", "text": delta["content"]})
-                await send({"type": "websocket.send", "text": json.dumps(frames, separators=(",", ":"))})
-    await _send_json(send, {"type": "run.end", "status": "done", "message": "The model finished."})
-
-
-async def _send_json(send: Send, frame: Message) -> None:
-    await send({"type": "websocket.send", "text": json.dumps(frame)})
+                await send_frames(send, frames)
+    await send_frames(send, [{"type": "run.end", "status": "done", "message": "The model finished."}])

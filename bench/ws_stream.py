@@ -24,6 +24,7 @@ Everything listens on 127.0.0.1, every wait is bounded, and every process is sto
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import signal
@@ -117,51 +118,46 @@ def _measured(name: str, results: list[ChatResult], sampler: CpuSampler, sent: d
     return measurement
 
 
+def _started(stack: contextlib.ExitStack, server: Server) -> Server:
+    """A server stopped when the measurement ends, however it ends."""
+    stack.callback(server.stop)
+    return server
+
+
 def measure_bare(args: argparse.Namespace, work: Path) -> Measurement:
-    server = start_bare(work, args.rate, args.seconds, args.chars)
-    try:
+    with contextlib.ExitStack() as stack:
+        server = _started(stack, start_bare(work, args.rate, args.seconds, args.chars))
         sampler = CpuSampler({"daphne": server.process.pid})
         target = Target(f"{server.ws_url}/ws/", server.url, "none", {}, args.seconds + 60)
         _warm_up(target, args.chats)
         results = _clients(args, target, list(range(args.chats)), sampler)
         return _measured("bare daphne send", results, sampler, server.get_json("/stats")["sent"])  # type: ignore[arg-type]
-    finally:
-        server.stop()
 
 
 def measure_relay(args: argparse.Namespace, work: Path) -> Measurement:
     log_dir = work / "relay"
     log_dir.mkdir()
-    upstream = start_upstream(log_dir, args.rate, args.seconds, args.chars)
-    servers: list[Server] = [upstream]
-    try:
-        relay = start_relay(log_dir, upstream)
-        servers.append(relay)
+    with contextlib.ExitStack() as stack:
+        upstream = _started(stack, start_upstream(log_dir, args.rate, args.seconds, args.chars))
+        relay = _started(stack, start_relay(log_dir, upstream))
         target = Target(f"{relay.ws_url}/ws/", relay.url, "none", {}, args.seconds + 60)
         _warm_up(target, args.chats)
         return _measured_upstream("relay floor", args, target, list(range(args.chats)), relay, upstream)
-    finally:
-        for server in reversed(servers):
-            server.stop()
 
 
 def measure_app(args: argparse.Namespace, work: Path) -> Measurement:
     data_dir = work / "app"
     data_dir.mkdir()
-    upstream = start_upstream(data_dir, args.rate, args.seconds, args.chars)
-    servers: list[Server] = [upstream]
-    try:
+    with contextlib.ExitStack() as stack:
+        upstream = _started(stack, start_upstream(data_dir, args.rate, args.seconds, args.chars))
         app = start_app(data_dir, upstream, args.chats + 1)
-        servers.append(app.server)
+        _started(stack, app.server)
         options = {"endpoint_id": app.endpoint_id, "model": "bench-1", "tools": [], "stream": True}
         ws_url = f"{app.server.ws_url}/ws/conversations/"
         target = Target(ws_url, app.server.url, app.session, options, args.seconds + 60)
         warm_up_id, *conversation_ids = app.conversation_ids
         _warm_up(target, warm_up_id)
         return _measured_upstream("crosswire app", args, target, conversation_ids, app.server, upstream)
-    finally:
-        for server in reversed(servers):
-            server.stop()
 
 
 def _measured_upstream(
