@@ -15,13 +15,16 @@ from playground.history import Conversation
 from playground.teams import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
+RUNS_REMEMBERED = 4
 logger = logging.getLogger(__name__)
 
 
 class ChatConsumer(ConversationConsumer):
     conversation: Conversation | None = None
     can_edit: bool = False
-    direct_run_id: str = ""
+    # Runs that feed this socket directly: their batches through the layer are duplicates. More than one, because
+    # a run's last batch can arrive after the next run of the conversation has started.
+    direct_run_ids: tuple[str, ...] = ()
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -74,7 +77,7 @@ class ChatConsumer(ConversationConsumer):
 
     def follow(self, run: ActiveRun) -> None:
         """Get the run's frames straight from it (and ignore the same frames arriving as batches)."""
-        self.direct_run_id = run.run_id
+        self.direct_run_ids = (*self.direct_run_ids, run.run_id)[-RUNS_REMEMBERED:]
         run.subscribe(self.send_frames)
 
     async def send_frames(self, text: str) -> None:
@@ -132,6 +135,6 @@ class ChatConsumer(ConversationConsumer):
 
     async def conversation_batch(self, event: dict[str, Any]) -> None:
         """Frames of a run held by another process (or by this one, for sockets that joined before it started)."""
-        if event["run_id"] == self.direct_run_id:
+        if event["run_id"] in self.direct_run_ids:
             return  # this socket already got them directly
         await self.send_frames(encode_frames(event["frames"]))

@@ -94,6 +94,7 @@ class ActiveRun:
     task: asyncio.Task[None] | None = None
     started: bool = False
     stop_requested: bool = False
+    finishing: bool = False  # the work is done and its end is being saved and sent: a Stop must not cut that
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
@@ -103,8 +104,8 @@ class ActiveRun:
     _shared_layer: bool | None = None  # the layer reaches other processes (Redis); looked up once, not per frame
 
     def subscribe(self, send: Subscriber) -> None:
-        """Feed a local socket every frame emitted from now on."""
-        self.subscribers[send] = len(self._queued)
+        """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
+        self.subscribers.setdefault(send, len(self._queued))
 
     def unsubscribe(self, send: Subscriber) -> None:
         self.subscribers.pop(send, None)
@@ -118,7 +119,7 @@ class ActiveRun:
         if live:
             self.round_trip_frames.append(frame)
         self._queued.append(frame)
-        if self._sender is None:
+        if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send_queued())
         if self._batch_wanted():
             self._outbox.append(frame)
@@ -139,9 +140,10 @@ class ActiveRun:
     async def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> None:
         try:
             text = encode_frames(frames)  # once for every socket
-        except (TypeError, ValueError):  # a frame that is not JSON is a bug: say so, and keep the run going
-            logger.exception("frames of conversation %s could not be encoded", self.conversation_id)
-            return
+        except (TypeError, ValueError):  # a frame that is not JSON is a bug: say so, and send the others
+            logger.exception("a frame of conversation %s could not be encoded", self.conversation_id)
+            frames, skips = self._encodable(frames, skips)
+            text = encode_frames(frames)
         for send in list(self.subscribers):
             skip = skips.get(send, 0)
             if skip >= len(frames):
@@ -150,6 +152,19 @@ class ActiveRun:
                 await send(text if not skip else encode_frames(frames[skip:]))
             except Exception:  # a socket closing mid-send must not break the run
                 self.subscribers.pop(send, None)
+
+    @staticmethod
+    def _encodable(frames: list[Frame], skips: dict[Subscriber, int]) -> tuple[list[Frame], dict[Subscriber, int]]:
+        """The frames that encode, with each socket's skip counted again over them."""
+        ok = []
+        for frame in frames:
+            try:
+                encode_frames([frame])
+                ok.append(True)
+            except (TypeError, ValueError):
+                ok.append(False)
+        kept = [frame for frame, good in zip(frames, ok, strict=True) if good]
+        return kept, {send: sum(ok[:skip]) for send, skip in skips.items()}
 
     def new_round_trip(self) -> None:
         self.round_trip_frames, self.in_flight = [], True
@@ -176,14 +191,15 @@ class ActiveRun:
         return any(w.send_frames not in self.subscribers for w in _watching.get(self.conversation_id, ()))
 
     async def flush(self) -> None:
-        """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket."""
-        while self._sender is not None:
-            await self._sender
+        """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket.
+        Shielded: whoever waits here may be cancelled, the sending is not."""
+        while self._sender is not None and not self._sender.done():
+            await asyncio.shield(self._sender)
         while self._flusher is not None and not self._flusher.done():
-            await self._flusher
+            await asyncio.shield(self._flusher)
         if self._outbox:
             self._flusher = asyncio.create_task(self._flush_soon())
-            await self._flusher
+            await asyncio.shield(self._flusher)
 
     async def wait_for_answer(self, call_id: str, frame: Frame) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -225,22 +241,24 @@ class ActiveRun:
     def stop(self) -> None:
         """Cancel the run. A task cancelled before its first step would run no code at all (no cleanup, no saved
         status), so until it has started the request is only noted, and the run checks it when it begins."""
-        if self.stop_requested:
-            return  # a second Stop would cancel the saving of the first
+        if self.stop_requested or self.finishing:
+            return  # a second Stop would cancel the saving of the first; a finished run has nothing to stop
         self.stop_requested = True
         if self.task is not None and self.started:
             self.task.cancel()
 
     async def close(self) -> None:
-        await self.flush()
-        if self._listener is not None:
-            self._listener.cancel()
-            # redis-py reports a cancelled blocking read as a TimeoutError rather than CancelledError.
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
-        layer = get_channel_layer()
-        if layer is not None and self._channel:
-            await layer.group_discard(control_group(self.conversation_id), self._channel)
+        try:
+            await self.flush()
+        finally:  # the control channel goes even if the last frames could not
+            if self._listener is not None:
+                self._listener.cancel()
+                # redis-py reports a cancelled blocking read as a TimeoutError rather than CancelledError.
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._listener
+            layer = get_channel_layer()
+            if layer is not None and self._channel:
+                await layer.group_discard(control_group(self.conversation_id), self._channel)
 
 
 class Registry:
@@ -279,6 +297,7 @@ class Registry:
         except Exception:
             logger.exception("run of conversation %s failed", run.conversation_id)
         finally:
+            run.finishing = True  # a Stop from now on would cancel the sending of the run's last frames
             self.runs.pop(run.conversation_id, None)
             await run.close()
 

@@ -121,6 +121,7 @@ async def run_conversation(conversation_id: int, run: ActiveRun) -> None:
         raise
     finally:
         heartbeat.cancel()
+    run.finishing = True  # the loop is over: a Stop now would only cut the saving of how it ended
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
 
 

@@ -80,6 +80,10 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if self._deadline > fired_at:
             self._timer = self._loop.call_at(self._deadline, self._on_read_timer)
             return
+        if self._reader.at_eof() or getattr(self._reader, "_buffer", None):
+            # The data came in the same turn of the loop as this timer (after a stall): the read is woken already.
+            # An error set now would outlive it and fail the next read, whose deadline is still ahead.
+            return
         # Wake the waiting read with the error. It stays set on the reader, which is fine: httpcore2 closes the
         # connection after a failed read (HTTP/1.1 and HTTP/2 alike).
         self._timed_out = TimeoutError("no data within the read timeout")

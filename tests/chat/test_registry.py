@@ -142,12 +142,70 @@ async def test_a_socket_that_fails_is_dropped_and_the_others_still_get_frames() 
     assert not run.is_fed(broken.send) and run.is_fed(fine.send)
 
 
-async def test_a_frame_that_is_not_json_is_logged_and_the_run_goes_on(caplog: pytest.LogCaptureFixture) -> None:
-    run, socket = ActiveRun(990008), Socket()
+async def test_a_frame_that_is_not_json_is_logged_and_the_frames_beside_it_still_go(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    run, socket, late = ActiveRun(990008), Socket(), Socket()
     run.subscribe(socket.send)
-    run.emit({"n": object()})
+    run.emit({"n": 1})
+    run.emit({"n": object()})  # a bug elsewhere must not cost the frames of the same step
+    run.subscribe(late.send)  # joined after two frames were queued: skips both, the bad one included
+    run.emit({"n": 3})
     await run.flush()
-    run.emit({"n": 2})
-    await run.flush()
-    assert socket.messages == [[{"n": 2}]]
+    assert socket.messages == [[{"n": 1}, {"n": 3}]] and late.messages == [[{"n": 3}]]
     assert "could not be encoded" in caplog.text
+
+
+async def test_subscribing_again_keeps_the_frames_a_socket_is_owed() -> None:
+    run, socket = ActiveRun(990009), Socket()
+    run.subscribe(socket.send)
+    run.emit({"n": 1})
+    run.subscribe(socket.send)  # e.g. the tab that started the run follows it once more
+    await run.flush()
+    assert socket.messages == [[{"n": 1}]]
+
+
+class Recorder:
+    """A socket of another process (its frames go through the layer) that records the batches it would get."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def follow(self, run: ActiveRun) -> None:
+        return None  # not fed directly: it is elsewhere
+
+    async def send_frames(self, text: str) -> None:
+        raise AssertionError("fed only through the layer")
+
+
+async def test_a_stop_after_the_work_is_done_does_not_cut_the_last_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    layer, elsewhere, local = get_channel_layer(), Recorder(), Socket()
+    group_send = layer.group_send
+
+    async def recording_group_send(group: str, message: dict[str, Any]) -> None:
+        if group == conversation_group(990010):
+            elsewhere.batches.append([frame["type"] for frame in message["frames"]])
+        else:
+            await group_send(group, message)
+
+    async def body(run: ActiveRun) -> None:
+        await asyncio.sleep(0.01)
+        run.emit({"type": "status"}, live=False)
+        run.emit({"type": "run.end"}, live=False)
+
+    monkeypatch.setattr(layer, "group_send", recording_group_send)
+    watch(990010, elsewhere)
+    try:
+        registry = Registry()
+        run = await registry.start(990010, body)
+        run.subscribe(local.send)
+        await asyncio.sleep(0.015)  # the body has returned; the last batch waits for its 25 ms
+        run.control({"type": "stop"})  # a Stop from another tab that crossed the end of the run
+        assert run.task is not None
+        await asyncio.wait_for(run.task, 2)
+    finally:
+        unwatch(990010, elsewhere)
+    assert not run.task.cancelled()
+    assert local.messages == [[{"type": "status"}, {"type": "run.end"}]]
+    assert elsewhere.batches == [["status", "run.end"]]
+    assert run._listener is not None and run._listener.done(), "the control channel is closed"

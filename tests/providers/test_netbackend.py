@@ -13,6 +13,7 @@ import json
 import socket
 import ssl
 import struct
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -394,6 +395,36 @@ async def test_read_timer_follows_each_reads_own_deadline() -> None:
             await stream.aclose()
             loop.set_exception_handler(previous_handler)
     assert callback_errors == []
+
+
+async def test_data_that_arrives_with_the_timer_after_a_stall_is_read_and_the_next_read_is_not_spoiled() -> None:
+    # A stalled event loop (a long collection, a slow call) can wake with the data and the expired read timer due in
+    # the same turn. The read that got its data returns it; the next read, whose deadline is ahead, must not fail.
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def server() -> None:  # a thread, so it sends while the loop is stalled
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(10)
+            time.sleep(0.05)
+            connection.sendall(b"a")  # before the 0.1 s deadline, but the loop is stalled until 0.2 s
+            time.sleep(0.3)
+            connection.sendall(b"b")
+            time.sleep(0.5)
+
+    thread = threading.Thread(target=server, daemon=True)
+    thread.start()
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=1)
+    try:
+        await stream.write(b"go", timeout=1)
+        asyncio.get_running_loop().call_later(0.01, time.sleep, 0.2)  # the stall
+        assert await stream.read(10, timeout=0.1) == b"a"
+        assert await stream.read(10, timeout=5) == b"b"
+    finally:
+        await stream.aclose()
+        listener.close()
+        thread.join(2)
 
 
 async def test_socket_options_and_closed_stream_errors() -> None:
