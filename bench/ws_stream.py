@@ -150,7 +150,7 @@ def measure_app(args: argparse.Namespace, work: Path) -> Measurement:
     data_dir.mkdir()
     with contextlib.ExitStack() as stack:
         upstream = _started(stack, start_upstream(data_dir, args.rate, args.seconds, args.chars))
-        app = start_app(data_dir, upstream, args.chats + 1)
+        app = start_app(data_dir, upstream, args.chats + 1, args.redis_url)
         _started(stack, app.server)
         options = {"endpoint_id": app.endpoint_id, "model": "bench-1", "tools": [], "stream": True}
         ws_url = f"{app.server.ws_url}/ws/conversations/"
@@ -228,7 +228,9 @@ def _slices(m: Measurement) -> str:
 
 def report(args: argparse.Namespace, runs: list[Measurement], load: Callable[[], str]) -> None:
     print(f"\n{args.chats} chats x {args.rate:g} deltas/s x {args.seconds:g} s, {args.chars}-char deltas, started over")
+    layer = f"Redis at {args.redis_url}" if args.redis_url else "the in-memory layer"
     print(f"{args.ramp:g} s (a run that keeps pace lasts ~{args.ramp + args.seconds:g} s); one daphne process;")
+    print(f"the app's channel layer: {layer};")
     print(f"{args.client_procs} client process(es); load average {load()}")
     print(HEADER)
     summaries = [Summary.of(m, args.seconds) for m in runs]
@@ -273,6 +275,7 @@ def main() -> None:
     parser.add_argument("--chars", type=int, default=32, help="characters of text per delta")
     parser.add_argument("--ramp", type=float, default=2.0, help="seconds over which the chats are started")
     parser.add_argument("--client-procs", type=int, default=1, help="client processes the chats are split over")
+    parser.add_argument("--redis-url", default="", help="the app's channel layer on this Redis (default: in-memory)")
     args = parser.parse_args()
     # SIGTERM unwinds like Ctrl-C, so the finally blocks stop every server.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))

@@ -35,10 +35,8 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
 
 
 class ConversationConsumer(LiveConsumer):
-    """Relays events published with ``publish_conversation_event`` for one conversation.
-
-    Any signed-in user may subscribe: conversations are not stored yet, so there is no owning team to check.
-    """
+    """Relays events published with ``publish_conversation_event`` for one conversation; subclasses decide who may
+    open it (``ChatConsumer`` checks team membership)."""
 
     group_name: str = ""
 

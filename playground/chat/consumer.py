@@ -8,7 +8,16 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from playground.chat.options import parse_options
-from playground.chat.registry import REGISTRY, ActiveRun, Frame, encode_frames, send_control, unwatch, watch
+from playground.chat.registry import (
+    REGISTRY,
+    ActiveRun,
+    Frame,
+    encode_frames,
+    layer_is_shared,
+    send_control,
+    unwatch,
+    watch,
+)
 from playground.chat.service import TurnRefused, start_turn
 from playground.consumers import CLOSE_UNAUTHENTICATED, ConversationConsumer
 from playground.history import Conversation
@@ -25,6 +34,8 @@ class ChatConsumer(ConversationConsumer):
     # Runs that feed this socket directly: their batches through the layer are duplicates. More than one, because
     # a run's last batch can arrive after the next run of the conversation has started.
     direct_run_ids: tuple[str, ...] = ()
+    asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
+    asked: bool = False
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -74,6 +85,13 @@ class ChatConsumer(ConversationConsumer):
         await super().join()
         assert self.conversation is not None
         watch(self.conversation.pk, self)  # a run started from now on feeds this socket directly
+        if REGISTRY.get(self.conversation.pk) is None and layer_is_shared():
+            await self._ask_for_batches()  # a run may be going on in another process: it sends batches from now on
+
+    async def _ask_for_batches(self) -> None:
+        assert self.conversation is not None
+        self.asked = True
+        await send_control(self.conversation.pk, {"type": "watch", "channel": self.channel_name})
 
     def follow(self, run: ActiveRun) -> None:
         """Get the run's frames straight from it (and ignore the same frames arriving as batches)."""
@@ -87,6 +105,8 @@ class ChatConsumer(ConversationConsumer):
     async def disconnect(self, code: int) -> None:
         if self.conversation is not None:
             unwatch(self.conversation.pk, self)
+            if self.asked:
+                await send_control(self.conversation.pk, {"type": "unwatch", "channel": self.channel_name})
             run = REGISTRY.get(self.conversation.pk)
             if run is not None:
                 run.unsubscribe(self.send_frames)
@@ -135,6 +155,12 @@ class ChatConsumer(ConversationConsumer):
 
     async def conversation_batch(self, event: dict[str, Any]) -> None:
         """Frames of a run held by another process (or by this one, for sockets that joined before it started)."""
-        if event["run_id"] in self.direct_run_ids:
+        run_id = event["run_id"]
+        if run_id in self.direct_run_ids:
             return  # this socket already got them directly
+        assert self.conversation is not None
+        if run_id not in self.asked_run_ids and REGISTRY.get(self.conversation.pk) is None:
+            # A run that started in another process while this socket was open: it must know someone watches.
+            self.asked_run_ids = (*self.asked_run_ids, run_id)[-RUNS_REMEMBERED:]
+            await self._ask_for_batches()
         await self.send_frames(encode_frames(event["frames"]))

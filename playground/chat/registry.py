@@ -11,9 +11,12 @@ upstream event makes an ``rt.wire`` and an ``rt.delta`` frame, so this halves th
 serialising of a streaming chat without delaying any frame (see docs/performance.md).
 
 Every socket of this process that shows the conversation is fed directly, whether it opened before the run or
-joined during it, so with the in-memory layer, which reaches no other process, batches are not sent at all: every
-recipient would drop them after the layer had deep-copied them (a quarter of the server's CPU with 100 chats
-streaming; see docs/performance.md).
+joined during it, so batches go through the layer only for sockets that need them: with the in-memory layer, which
+reaches no other process, not at all; with a shared one (Redis), while a socket of another process says it watches
+(a ``watch`` control message, sent when it opens and when it first gets a batch of a run), and during a run's first
+second, so that sockets already open elsewhere get its start and can say so. Batches that nobody needs cost the
+layer a deep copy or a Redis round trip, and every socket of the run's own process a message to drop: with Redis
+and 50 chats streaming, half the server's CPU (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -34,6 +38,9 @@ from playground.broadcast import conversation_group
 Frame = dict[str, Any]
 Subscriber = Callable[[str], Awaitable[None]]  # sends one text message (a JSON array of frames) to a socket
 COALESCE_S = 0.025
+# A new run's batches go through a shared layer this long even when no socket elsewhere is known to watch: one that
+# was open before the run gets its first frames this way, and answers with a ``watch``.
+REMOTE_GRACE_S = 1.0
 BATCH_TYPE = "conversation.batch"
 CONTROL_TYPE = "run.control"
 
@@ -62,6 +69,11 @@ def unwatch(conversation_id: int, watcher: Watcher) -> None:
         watchers.discard(watcher)
         if not watchers:
             del _watching[conversation_id]
+
+
+def layer_is_shared() -> bool:
+    """Whether the channel layer reaches other processes (Redis) rather than this one only (in-memory)."""
+    return not isinstance(get_channel_layer(), InMemoryChannelLayer)
 
 
 def control_group(conversation_id: int) -> str:
@@ -95,13 +107,15 @@ class ActiveRun:
     started: bool = False
     stop_requested: bool = False
     finishing: bool = False  # the work is done and its end is being saved and sent: a Stop must not cut that
+    shared_layer: bool | None = None  # the layer reaches other processes (Redis); None: look it up on first use
+    remote_watchers: set[str] = field(default_factory=set)  # channels of sockets elsewhere that asked for batches
+    started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
-    _shared_layer: bool | None = None  # the layer reaches other processes (Redis); looked up once, not per frame
 
     def subscribe(self, send: Subscriber) -> None:
         """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
@@ -182,13 +196,13 @@ class ActiveRun:
             await get_channel_layer().group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
 
     def _batch_wanted(self) -> bool:
-        """Whether a socket may need the frame through the layer: one in another process, or one here not fed
-        directly."""
-        if self._shared_layer is None:
-            self._shared_layer = not isinstance(get_channel_layer(), InMemoryChannelLayer)
-        if self._shared_layer:
-            return True  # a shared layer (Redis) may reach sockets of other processes
-        return any(w.send_frames not in self.subscribers for w in _watching.get(self.conversation_id, ()))
+        """Whether a socket may need the frame through the layer: one here that is not fed directly, or, with a
+        shared layer, one elsewhere that watches (or may, in the run's first second)."""
+        if any(w.send_frames not in self.subscribers for w in _watching.get(self.conversation_id, ())):
+            return True
+        if self.shared_layer is None:
+            self.shared_layer = layer_is_shared()
+        return self.shared_layer and (bool(self.remote_watchers) or time.monotonic() - self.started_at < REMOTE_GRACE_S)
 
     async def flush(self) -> None:
         """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket.
@@ -228,6 +242,10 @@ class ActiveRun:
         kind = message.get("type")
         if kind == "stop":
             self.stop()
+        elif kind == "watch":
+            self.remote_watchers.add(str(message.get("channel")))
+        elif kind == "unwatch":
+            self.remote_watchers.discard(str(message.get("channel")))
         elif kind in {"tool_result", "approval"}:
             call_id = str(message.get("call_id"))
             asked = self.waiting.get(call_id, {}).get("kind")

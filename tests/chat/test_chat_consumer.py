@@ -316,19 +316,21 @@ async def test_a_tab_that_joins_mid_stream_gets_the_round_trip_so_far(
     await second.disconnect()
 
 
-async def test_a_late_batch_of_an_earlier_run_is_not_shown_twice() -> None:
+async def test_a_late_batch_of_an_earlier_run_is_not_shown_twice(conversation: Conversation) -> None:
     # With Redis every run's frames also go through the layer, 25 ms late: the last batch of one run can arrive after
     # the next run of the conversation started. The socket had both runs' frames directly, so it drops both batches.
     from playground.chat.consumer import ChatConsumer
     from playground.chat.registry import ActiveRun
 
     consumer, sent = ChatConsumer(), []
+    consumer.conversation = conversation
+    consumer.channel_name = "test.channel"
 
     async def send_frames(text: str) -> None:
         sent.append(json.loads(text))
 
     consumer.send_frames = send_frames  # type: ignore[method-assign]
-    first, second = ActiveRun(990011), ActiveRun(990011)
+    first, second = ActiveRun(conversation.pk), ActiveRun(conversation.pk)
     consumer.follow(first)
     consumer.follow(second)
     await consumer.conversation_batch({"run_id": first.run_id, "frames": [{"type": "run.end"}]})

@@ -209,3 +209,31 @@ async def test_a_stop_after_the_work_is_done_does_not_cut_the_last_frames(monkey
     assert local.messages == [[{"type": "status"}, {"type": "run.end"}]]
     assert elsewhere.batches == [["status", "run.end"]]
     assert run._listener is not None and run._listener.done(), "the control channel is closed"
+
+
+async def test_with_a_shared_layer_batches_go_only_while_a_socket_elsewhere_watches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from playground.chat import registry
+
+    layer, sent = get_channel_layer(), []
+
+    async def recording_group_send(group: str, message: dict[str, Any]) -> None:
+        if group == conversation_group(990012):
+            sent.append([frame["n"] for frame in message["frames"]])
+
+    monkeypatch.setattr(layer, "group_send", recording_group_send)
+    monkeypatch.setattr(registry, "REMOTE_GRACE_S", 0.05)
+    run = ActiveRun(990012, shared_layer=True)  # as with Redis
+    run.emit({"n": 1})  # the run's first moments: a socket elsewhere may be open already
+    await run.flush()
+    await asyncio.sleep(0.06)
+    run.emit({"n": 2})  # nobody elsewhere said it watches: no batch
+    await run.flush()
+    run.control({"type": "watch", "channel": "specific.other!1"})
+    run.emit({"n": 3})
+    await run.flush()
+    run.control({"type": "unwatch", "channel": "specific.other!1"})
+    run.emit({"n": 4})
+    await run.flush()
+    assert sent == [[1], [3]]
