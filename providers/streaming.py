@@ -17,7 +17,7 @@ from providers.types import Message, ProviderData, ToolCall, Usage
 @dataclass
 class StreamResult:
     message: Message
-    finish_reason: str | None  # internal; "tool_calls" whenever calls were seen
+    finish_reason: str | None  # internal; "tool_calls" whenever calls were seen, unless cut short ("length")
     raw_finish_reason: str | None
     usage: Usage | None
     error: ProviderError | None
@@ -88,9 +88,10 @@ class MessageAccumulator:
         raw = self.finish.raw_reason if self.finish else None
         if self.error is not None:
             reason: str | None = "error"
-        elif calls_seen:
+        elif calls_seen and not (self.finish is not None and self.finish.reason == "length"):
             # "A tool call happened" is decided by the calls, never by the provider's reason (OpenAI named
-            # tool_choice, Ollama and Gemini-compat say "stop"; OpenRouter may say nothing).
+            # tool_choice, Ollama and Gemini-compat say "stop"; OpenRouter may say nothing). Except the token limit:
+            # then the last call is cut off, and whoever runs the calls must know.
             reason = "tool_calls"
         elif self.finish is not None:
             reason = self.finish.reason

@@ -26,6 +26,7 @@ OUTCOME_STATUS = {
     "error": Conversation.Status.ERROR,
     "max_round_trips": Conversation.Status.LIMIT,
     "invalid_arguments": Conversation.Status.LIMIT,
+    "max_tokens": Conversation.Status.LIMIT,
 }
 
 

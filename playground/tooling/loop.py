@@ -18,7 +18,7 @@ from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
 from providers.errors import ProviderError
 from providers.types import ChatRequest, Message, ToolCall
 
-Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "cancelled"]
+Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "max_tokens", "cancelled"]
 
 
 class LoopHookError(RuntimeError):
@@ -109,6 +109,8 @@ class ToolLoop:
         if result.error is not None:
             return Outcome("error", index + 1, result.error.message, result.error)
         calls = result.message.get("tool_calls") or []
+        if result.finish_reason == "length":
+            return self._cut_short(index, bool(calls))
         if not calls:
             return Outcome("done", index + 1, "The model finished.")
         # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.
@@ -124,6 +126,14 @@ class ToolLoop:
                 "invalid_arguments", index + 1, f"Gave up: the model kept sending invalid arguments ({names})."
             )
         return None
+
+    def _cut_short(self, index: int, in_a_call: bool) -> Outcome:
+        """The answer hit max_tokens. A call cut off mid-arguments is not run, nor answered with an error to retry:
+        the model would run out at the same place again."""
+        limit = self.request.get("max_tokens")
+        where = "in the middle of a tool call, which was not run" if in_a_call else "before it finished its answer"
+        message = f"The model reached the max tokens limit ({limit}) {where}. Raise Max tokens and send again."
+        return Outcome("max_tokens" if in_a_call else "done", index + 1, message)
 
     async def _answer(self, call: ToolCall) -> ToolResult:
         try:

@@ -50,8 +50,8 @@ def finish_reason(raw: str | None) -> str:
 def wire_stop_reason(reason: str | None, raw: str | None) -> str | None:
     """The raw reason when it still means ``reason`` (keeps stop_sequence, pause_turn...), else the table's.
 
-    ``tool_calls`` is the accumulator's verdict whenever calls were seen, so with it any Anthropic raw reason is
-    still what the provider said (max_tokens in the middle of a call, for one).
+    ``tool_calls`` is the accumulator's verdict whenever complete calls were seen, so with it any Anthropic raw reason
+    is still what the provider said (``stop_sequence`` right after a call, for one).
     """
     if reason is None:
         return raw

@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from providers.simulator.faults import Fault, break_arguments, fault_for
+from providers.simulator.limits import apply_max_tokens
 from providers.simulator.model import respond
 from providers.simulator.rejection import Rejection
 from providers.simulator.server import Exchange, VendorServer
@@ -108,6 +109,7 @@ async def _chat(vendor: VendorServer, settings: Settings, request: Request) -> R
 def _run(vendor: VendorServer, body: dict[str, Any], seed: int, fault: Fault) -> Exchange:
     internal = vendor.import_request(body)
     reply = break_arguments(respond(internal, seed=seed, force_call=fault.force_call), fault)
+    reply = apply_max_tokens(reply, internal.get("max_tokens"))
     return vendor.exchange(body, internal, reply, seed, error_event=fault.error_event)
 
 

@@ -44,6 +44,7 @@ class Reply:
     reasoning: str | None
     text: str | None
     calls: tuple[PlannedCall, ...]
+    truncated: bool = False  # cut by max_tokens (providers.simulator.limits)
 
 
 def respond(request: ChatRequest, *, seed: int, force_call: bool = False) -> Reply:

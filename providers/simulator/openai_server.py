@@ -124,7 +124,7 @@ class OpenAIServer:
             call_ids=call_ids,
             format=openai_chat.NAME,
             usage=estimate_usage(body, reply),
-            raw_finish="stop" if named and reply.calls else None,
+            raw_finish="stop" if named and reply.calls and not reply.truncated else None,
             error=error,
         )
         return Exchange(body, request, reply, result, seed, str(body["model"]), response_id)

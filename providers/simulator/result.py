@@ -57,7 +57,7 @@ def build_result(
         data["blocks"] = blocks
     if data:
         message["provider_data"] = {"format": format, **data}
-    finish = "tool_calls" if reply.calls else "stop"
+    finish = "length" if reply.truncated else "tool_calls" if reply.calls else "stop"
     if error is not None:
         return StreamResult(message, "error", None, usage, error, complete=False)
     return StreamResult(message, finish, raw_finish, usage, None, complete=True)

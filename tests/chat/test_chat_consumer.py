@@ -338,3 +338,20 @@ async def test_a_late_batch_of_an_earlier_run_is_not_shown_twice(conversation: C
     assert sent == []
     await consumer.conversation_batch({"run_id": "another process's run", "frames": [{"type": "status"}]})
     assert sent == [[{"type": "status"}]]
+
+
+async def test_an_answer_cut_by_max_tokens_ends_the_run_saying_so(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call calculator {"expression": "1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(max_tokens=6)})
+    frames = await frames_until(chat, "run.end")
+    [end] = of_type(frames, "rt.end")
+    assert end["finish_reason"] == "length" and end["raw_finish_reason"] == "length"
+    assert of_type(frames, "tool.result") == []
+    assert frames[-1]["status"] == "limit" and "max tokens limit (6)" in frames[-1]["message"]
+    _, round_trips, fresh = await saved(conversation)
+    assert fresh.status == "limit" and round_trips[0].finish_reason == "length"
+    await chat.disconnect()

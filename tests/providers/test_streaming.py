@@ -169,3 +169,11 @@ def test_every_event_reaches_the_browser_as_its_kind_then_its_set_fields() -> No
     assert dicts[10] == {"kind": "end"}
     error = ev.event_to_dict(ev.StreamError(ProviderError("overloaded", "Busy.")))
     assert error["kind"] == "error" and error["error"]["type"] == "overloaded"
+
+
+def test_calls_cut_by_the_token_limit_keep_the_length_reason() -> None:
+    events: list[ev.Event] = []
+    add_call(events, 0, "call_a", "get_weather", '{"ci')
+    result = fold([*events, ev.Finish("length", "max_tokens"), ev.StreamEnd()])
+    assert result.finish_reason == "length" and result.raw_finish_reason == "max_tokens"
+    assert result.message["tool_calls"][0]["function"]["arguments"] == '{"ci'

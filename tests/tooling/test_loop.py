@@ -169,6 +169,29 @@ async def test_round_trip_limit_is_said_plainly() -> None:
     assert len(recorder.round_trips) == 3
 
 
+@pytest.mark.parametrize("fmt", list(BASES))
+async def test_a_call_cut_by_max_tokens_is_not_run_and_the_run_says_why(fmt: str) -> None:
+    recorder = Recorder()
+    text = '/call calculator {"expression": "1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12"}'
+    outcome = await loop(text, [CALC], recorder, fmt, max_tokens=6).run()
+    assert (outcome.status, outcome.round_trips) == ("max_tokens", 1)
+    assert outcome.message == (
+        "The model reached the max tokens limit (6) in the middle of a tool call, which was not run. "
+        "Raise Max tokens and send again."
+    )
+    assert recorder.results == [], "a cut call is neither run nor answered with an error to retry"
+    [(message, complete)] = recorder.messages
+    assert message["tool_calls"][0]["function"]["name"] == "calculator" and complete
+    assert recorder.round_trips[0].result.finish_reason == "length"
+
+
+async def test_a_text_answer_cut_by_max_tokens_ends_the_run_saying_so() -> None:
+    recorder = Recorder()
+    outcome = await loop("/text " + "a rather long answer " * 20, [], recorder, max_tokens=5).run()
+    assert outcome.status == "done" and "max tokens limit (5) before it finished" in outcome.message
+    assert recorder.messages[0][0]["content"] == ("a rather long answer " * 20).strip()[:20]
+
+
 async def test_unknown_tool_is_answered_with_an_error() -> None:
     recorder = Recorder()
     await loop('/call calculator {"expression": "1"}', [], recorder).run()
