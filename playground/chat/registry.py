@@ -16,7 +16,7 @@ reaches no other process, not at all; with a shared one (Redis), while a socket 
 (a ``watch`` control message, sent when it opens and when it first gets a batch of a run), and during a run's first
 second, so that sockets already open elsewhere get its start and can say so. Batches that nobody needs cost the
 layer a deep copy or a Redis round trip, and every socket of the run's own process a message to drop: with Redis
-and 50 chats streaming, half the server's CPU (docs/performance.md).
+and 50 chats streaming, a quarter of the server's CPU (docs/performance.md).
 """
 
 from __future__ import annotations
