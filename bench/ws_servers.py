@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from tests.helpers import free_port, login, manage, prepare_database, server_env  # noqa: E402
+from tests.helpers import free_port, login, manage, prepare_database, server_env, stop_process  # noqa: E402
 
 STARTUP_TIMEOUT_S = 60
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -56,13 +56,7 @@ class Server:
             return json.loads(response.read())
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def _die_with_parent() -> None:

@@ -58,6 +58,17 @@ def prepare_database(env: dict[str, str]) -> str:
     return match.group(1)
 
 
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate, and kill after 10 s if it will not go."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 @dataclass
 class DaphneServer:
     url: str
@@ -73,13 +84,7 @@ class DaphneServer:
         return self.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def start_daphne(env: dict[str, str], log_path: Path) -> DaphneServer:

@@ -80,7 +80,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if self._deadline > fired_at:
             self._timer = self._loop.call_at(self._deadline, self._on_read_timer)
             return
-        if self._reader.at_eof() or getattr(self._reader, "_buffer", None):
+        if self._reader.at_eof() or _buffered(self._reader):
             # The data came in the same turn of the loop as this timer (after a stall): the read is woken already.
             # An error set now would outlive it and fail the next read, whose deadline is still ahead.
             return
@@ -146,11 +146,16 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         # httpcore2 asks this of an idle keep-alive connection: anything that arrived means the server closed it (or
         # broke the protocol), so it must not carry the next request. anyio stops reading between reads, so polling
         # the socket answers; asyncio keeps reading, so bytes, an EOF or an error may already sit in the reader.
-        # StreamReader has no public "bytes buffered", hence _buffer (a test fails if it goes).
         reader = self._reader
         if reader.at_eof() or reader.exception() is not None or self._writer.transport.is_closing():
             return True
-        return bool(getattr(reader, "_buffer", None)) or is_socket_readable(self._writer.get_extra_info("socket"))
+        return _buffered(reader) or is_socket_readable(self._writer.get_extra_info("socket"))
+
+
+def _buffered(reader: asyncio.StreamReader) -> bool:
+    """Bytes received and not read yet. StreamReader has no public way to ask, hence _buffer (a test fails if it
+    goes)."""
+    return bool(getattr(reader, "_buffer", None))
 
 
 def _address(address: Any) -> Any:
