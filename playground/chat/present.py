@@ -22,11 +22,12 @@ class CallView:
     is_error: bool = False
     source: str = ""
     attempt: int = 1
+    truncated: bool = False  # its round trip hit max_tokens: the call is cut off and was never run
 
     @property
     def status(self) -> str:
         if self.result is None:
-            return "pending"
+            return "truncated" if self.truncated else "pending"
         if self.source == "denied":
             return "denied"
         return "error" if self.is_error else "done"
@@ -82,6 +83,7 @@ def transcript(
             call = CallView(
                 raw["id"], raw["function"]["name"], arguments, _pretty(arguments), [str(p) for p in check.problems]
             )
+            call.truncated = bool(rt and rt.finish_reason == "length")
             calls[call.id] = call
             view.calls.append(call)
         views.append(view)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 from channels.db import database_sync_to_async
 
+from playground.chat.present import transcript
 from playground.history import Conversation, Message, RoundTrip
 from tests.chat.conftest import frames_until, next_frame, nothing_unread, of_type, open_chat, options
 
@@ -352,6 +353,8 @@ async def test_an_answer_cut_by_max_tokens_ends_the_run_saying_so(
     assert end["finish_reason"] == "length" and end["raw_finish_reason"] == "length"
     assert of_type(frames, "tool.result") == []
     assert frames[-1]["status"] == "limit" and "max tokens limit (6)" in frames[-1]["message"]
-    _, round_trips, fresh = await saved(conversation)
+    messages, round_trips, fresh = await saved(conversation)
     assert fresh.status == "limit" and round_trips[0].finish_reason == "length"
+    views = transcript(fresh, messages, {rt.pk: rt for rt in round_trips})
+    assert [c.status for v in views for c in v.calls] == ["truncated"], "the saved card says why it never ran"
     await chat.disconnect()
