@@ -30,7 +30,9 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 # The bench's upstream as a team endpoint, and one empty conversation per chat; prints the ids.
 SETUP = """
-from playground.models import Conversation, Endpoint, Team
+from playground.conversations.models import Conversation
+from playground.endpoints.models import Endpoint
+from playground.teams.models import Team
 team = Team.objects.get(name="Demo team")
 endpoint = Endpoint(team=team, name="Bench upstream", kind="openai-compatible", format="openai-chat",
                     base_url="{base_url}", model_names=["bench-1"], default_model="bench-1")

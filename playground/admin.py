@@ -1,26 +1,7 @@
+"""Django's admin imports this module; each domain registers its own models in its ``admin`` module."""
+
 from __future__ import annotations
 
-from django.contrib import admin
+from playground.teams import admin as teams_admin
 
-from playground.models import Membership, Team
-
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    extra = 0
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
-    list_display = ["name", "personal_for", "created_at"]
-    search_fields = ["name", "personal_for__username"]
-    inlines = [MembershipInline]
-    raw_id_fields = ["personal_for"]
-
-
-@admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "team", "role", "created_at"]
-    list_filter = ["role"]
-    search_fields = ["user__username", "team__name"]
+__all__ = ["teams_admin"]

@@ -9,4 +9,4 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from playground import signals  # noqa: F401  (connects the receivers)
+        from playground.teams import signals  # noqa: F401  (connects the receivers)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import path
 
 from playground.chat.consumer import ChatConsumer
-from playground.consumers import LiveConsumer
+from playground.shell.consumers import LiveConsumer
 
 websocket_urlpatterns = [
     path("ws/status/", LiveConsumer.as_asgi()),

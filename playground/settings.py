@@ -166,7 +166,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "playground.context_processors.shell",
+                "playground.shell.context_processors.shell",
             ],
         },
     },

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from django.test import Client
     from pytest_django.fixtures import SettingsWrapper
 
-    from playground.models import Team
+    from playground.teams.models import Team
 
 PASSWORD = "a-test-password-9d1f"
 ALLOWED_ORIGIN = "http://127.0.0.1"
@@ -62,12 +62,12 @@ def carol(django_user_model: type[User]) -> User:
 @pytest.fixture
 def team(alice: User, bob: User, carol: User) -> Team:
     """The team "Evals": alice owns it, bob edits, carol views."""
-    from playground import teams
-    from playground.models import Role
+    from playground.teams import access
+    from playground.teams.models import Role
 
-    evals = teams.create_team(name="Evals", owner=alice)
-    teams.add_member(team=evals, actor=alice, username="bob", role=Role.EDITOR)
-    teams.add_member(team=evals, actor=alice, username="carol", role=Role.VIEWER)
+    evals = access.create_team(name="Evals", owner=alice)
+    access.add_member(team=evals, actor=alice, username="bob", role=Role.EDITOR)
+    access.add_member(team=evals, actor=alice, username="carol", role=Role.VIEWER)
     return evals
 
 

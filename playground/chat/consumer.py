@@ -19,9 +19,10 @@ from playground.chat.registry import (
     watch,
 )
 from playground.chat.service import TurnRefused, start_turn
-from playground.consumers import CLOSE_UNAUTHENTICATED, ConversationConsumer
-from playground.history import Conversation
-from playground.teams import membership_for
+from playground.conversations.consumers import ConversationConsumer
+from playground.conversations.models import Conversation
+from playground.shell.consumers import CLOSE_UNAUTHENTICATED
+from playground.teams.access import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
 RUNS_REMEMBERED = 4

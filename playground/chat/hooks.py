@@ -9,12 +9,12 @@ from typing import Any
 
 from django.db.models import Max
 
+from playground.chat.loop import Decision
 from playground.chat.registry import ActiveRun, Frame
-from playground.history import Conversation, Message, RoundTrip
-from playground.tooling.loop import Decision
-from playground.tooling.results import ToolResult
-from playground.tooling.schema import check_arguments, field_states
-from playground.tooling.tools import ToolConfig
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.tools.config import ToolConfig
+from playground.tools.results import ToolResult
+from playground.tools.schema import check_arguments, field_states
 from providers import events as ev
 from providers.client import RequestSent, Update, WireEvent
 from providers.client import RoundTrip as ClientRoundTrip

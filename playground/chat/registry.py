@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from playground.broadcast import conversation_group
+from playground.conversations.broadcast import conversation_group
 
 Frame = dict[str, Any]
 Subscriber = Callable[[str], Awaitable[None]]  # sends one text message (a JSON array of frames) to a socket

@@ -11,14 +11,15 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from playground.catalog import Endpoint, Tool
 from playground.chat.hooks import ConversationHooks, append_message
+from playground.chat.loop import LoopSettings, Outcome, ToolLoop, request_for
 from playground.chat.options import ChatOptions
 from playground.chat.registry import REGISTRY, ActiveRun
-from playground.history import Conversation
-from playground.models import Team
-from playground.tooling.loop import LoopSettings, Outcome, ToolLoop, request_for
-from playground.tooling.tools import ToolConfig
+from playground.conversations.models import Conversation
+from playground.endpoints.models import Endpoint
+from playground.teams.models import Team
+from playground.tools.config import ToolConfig
+from playground.tools.models import Tool
 from providers.types import ChatRequest, Message
 
 OUTCOME_STATUS = {

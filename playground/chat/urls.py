@@ -7,7 +7,6 @@ from playground.chat import views
 urlpatterns = [
     path("", views.playground, name="playground"),
     path("c/new/", views.new_chat, name="chat-new"),
-    path("conversations/", views.conversations, name="conversations"),
     path("c/<int:pk>/", views.chat, name="chat"),
     path("c/<int:pk>/transcript/", views.transcript_partial, name="chat-transcript"),
     path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),

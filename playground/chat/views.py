@@ -5,18 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from playground.catalog import Tool
 from playground.chat.options import ChatOptions
-from playground.chat.present import round_trip_view, transcript
 from playground.chat.registry import REGISTRY
 from playground.chat.service import visible_endpoints
-from playground.history import Conversation
-from playground.teams import get_current_team, membership_for
+from playground.conversations.models import Conversation
+from playground.conversations.present import round_trip_view, transcript
+from playground.teams.access import get_current_team, membership_for
+from playground.tools.models import Tool
 
 
 def _get_conversation_for_user(request: HttpRequest, pk: int) -> tuple[Conversation, bool]:
@@ -51,24 +50,6 @@ def playground(request: HttpRequest) -> HttpResponse:
     return redirect("chat", pk=draft.pk)
 
 
-@require_GET
-@login_required
-def conversations(request: HttpRequest) -> HttpResponse:
-    """The team's saved chats, newest first; empty drafts are left out."""
-    team = get_current_team(request)
-    query = request.GET.get("q", "").strip()
-    rows = (
-        Conversation.objects.filter(team=team, messages__isnull=False)
-        .annotate(message_total=Count("messages", distinct=True), round_trip_total=Count("round_trips", distinct=True))
-        .select_related("created_by")
-        .order_by("-updated_at")
-    )
-    if query:
-        rows = rows.filter(title__icontains=query)
-    context = {"section": "conversations", "conversations": rows[:200], "query": query}
-    return render(request, "chat/list.html", context)
-
-
 @require_POST
 @login_required
 def new_chat(request: HttpRequest) -> HttpResponse:
@@ -80,7 +61,7 @@ def new_chat(request: HttpRequest) -> HttpResponse:
 
 
 def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -> dict[str, Any]:
-    messages = list(conversation.messages.order_by("position"))
+    saved = list(conversation.messages.order_by("position"))
     round_trips = list(conversation.round_trips.order_by("position").prefetch_related("messages"))
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
     return {
@@ -91,8 +72,8 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "options": options,
         "endpoints": list(visible_endpoints(conversation.team)),
         "team_tools": list(Tool.objects.filter(team=conversation.team)),
-        "messages": transcript(conversation, messages, {rt.pk: rt for rt in round_trips}),
-        "message_count": len(messages),
+        "transcript_messages": transcript(conversation, saved, {rt.pk: rt for rt in round_trips}),
+        "message_count": len(saved),
         "round_trips": [round_trip_view(rt) for rt in round_trips],
     }
 

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from django.test import Client
     from pytest_django.fixtures import SettingsWrapper
 
-    from playground.models import Conversation, Team
+    from playground.conversations.models import Conversation
+    from playground.teams.models import Team
 
 FRAME_TIMEOUT_S = 10
 
@@ -31,8 +32,8 @@ def chat_settings(settings: SettingsWrapper, simulator_url: str) -> SettingsWrap
 
 @pytest.fixture
 def conversation(team: Team, alice: User, chat_settings: SettingsWrapper) -> Conversation:
-    from playground.demo_catalog import load_example_tools, load_simulated_endpoints
-    from playground.models import Conversation
+    from playground.conversations.models import Conversation
+    from playground.demo.catalog import load_example_tools, load_simulated_endpoints
 
     load_simulated_endpoints()
     load_example_tools(team)
@@ -51,7 +52,7 @@ def headers_for(client: Client) -> Callable[[User], list[tuple[bytes, bytes]]]:
 
 def options(endpoint_name: str = "Simulated OpenAI", **overrides: Any) -> dict[str, Any]:
     """Chat options as the page sends them; ``endpoint_name`` picks one of the simulated endpoints."""
-    from playground.catalog import Endpoint
+    from playground.endpoints.models import Endpoint
 
     endpoint = Endpoint.objects.get(name=endpoint_name)
     base = {

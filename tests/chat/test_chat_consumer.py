@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 from channels.db import database_sync_to_async
 
-from playground.chat.present import transcript
-from playground.history import Conversation, Message, RoundTrip
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.conversations.present import transcript
 from tests.chat.conftest import frames_until, next_frame, nothing_unread, of_type, open_chat, options
 
 if TYPE_CHECKING:
@@ -285,7 +285,7 @@ async def test_malformed_options_get_an_error_and_the_socket_lives_on(
 async def test_a_member_made_viewer_while_connected_can_no_longer_run(
     conversation: Conversation, bob: User, headers_for: Headers
 ) -> None:
-    from playground.models import Membership
+    from playground.teams.models import Membership
 
     chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(bob))
     await chat.receive_json_from()

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from playground.history import Conversation, Message, RoundTrip
-from playground.teams import ensure_personal_team
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.teams.access import ensure_personal_team
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.test import Client
 
-    from playground.models import Team
+    from playground.teams.models import Team
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +158,7 @@ def test_new_chat_copies_the_last_settings(client: Client, alice: User) -> None:
 
 
 def test_keyless_endpoints_get_a_placeholder_the_sdks_accept(team: Team) -> None:
-    from playground.catalog import Endpoint
+    from playground.endpoints.models import Endpoint
 
     ollama = Endpoint.objects.create(
         team=team, name="Ollama", kind="openai-compatible", format="openai-chat", base_url="http://localhost:11434/v1"

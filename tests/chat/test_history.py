@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import pytest
 from channels.db import database_sync_to_async
 
-from playground.catalog import Tool
 from playground.chat.options import ChatOptions
 from playground.chat.service import TurnRefused, start_turn
-from playground.history import Conversation
+from playground.conversations.models import Conversation
+from playground.tools.models import Tool
 from tests.chat.conftest import options
 
 if TYPE_CHECKING:

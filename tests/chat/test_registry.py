@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
-from playground.broadcast import conversation_group
 from playground.chat.registry import ActiveRun, Registry, unwatch, watch
+from playground.conversations.broadcast import conversation_group
 
 
 async def test_frames_emitted_while_a_batch_is_sent_still_go_out(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from playground.broadcast import publish_conversation_event
+from playground.conversations.broadcast import publish_conversation_event
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from playground.demo import DemoRefused, reset_demo_account
+from playground.demo.setup import DemoRefused, reset_demo_account
 
 
 class Command(BaseCommand):

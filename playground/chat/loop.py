@@ -1,0 +1,202 @@
+"""The tool loop: call the model, answer its tool calls, and go round until it stops or a limit is reached.
+
+Everything outside the loop (saving, showing, waiting for a person) comes in through ``LoopHooks``, so the same
+loop runs under the WebSocket consumer, a view or a test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from playground.tools.config import ToolConfig, answer_automatically
+from playground.tools.results import ToolResult
+from playground.tools.schema import check_arguments
+from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
+from providers.errors import ProviderError
+from providers.types import ChatRequest, Message, ToolCall
+
+Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "max_tokens", "cancelled"]
+
+
+class LoopHookError(RuntimeError):
+    """A hook (saving, showing) failed: the run cannot go on, whatever the tools do."""
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    max_round_trips: int = 8
+    max_invalid_retries: int = 2  # per tool: how often the model may retry after an invalid-arguments error
+    approve_before_running: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Literal["approve", "deny"]
+    arguments: str | None = None  # edited arguments, when the person changed them before approving
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    round_trips: int
+    message: str  # for the page: says plainly why the run stopped
+    error: ProviderError | None = None
+
+
+class LoopHooks(Protocol):
+    async def on_update(self, round_trip_index: int, update: Update) -> None: ...
+
+    async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip) -> None: ...
+
+    async def on_message(self, message: Message, *, complete: bool) -> None: ...
+
+    async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None: ...
+
+    async def manual_result(self, call: ToolCall) -> ToolResult: ...
+
+    async def approve(self, call: ToolCall) -> Decision: ...
+
+
+@dataclass
+class ToolLoop:
+    endpoint: Endpoint
+    request: ChatRequest  # model, params, tools; messages = the history so far
+    tools: dict[str, ToolConfig]
+    hooks: LoopHooks
+    settings: LoopSettings = LoopSettings()
+
+    def __post_init__(self) -> None:
+        self.messages: list[Message] = list(self.request.get("messages", []))
+        self.invalid_attempts: Counter[str] = Counter()
+
+    async def run(self) -> Outcome:
+        for index in range(self.settings.max_round_trips):
+            round_trip = await self._round_trip(index)
+            outcome = await self._after_round_trip(index, round_trip)
+            if outcome is not None:
+                return outcome
+        limit = self.settings.max_round_trips
+        return Outcome("max_round_trips", limit, f"Stopped after {limit} model round trips (the configured maximum).")
+
+    async def _round_trip(self, index: int) -> RoundTrip:
+        async def emit(update: Update) -> None:
+            await self.hooks.on_update(index, update)
+
+        run = RoundTripRun(self.endpoint, {**self.request, "messages": list(self.messages)}, emit)
+        try:
+            round_trip = await run.run()
+        except asyncio.CancelledError:
+            # Stop pressed mid-stream: keep what arrived, marked incomplete, then let the cancellation through.
+            partial = run.snapshot(ProviderError("cancelled", "Stopped by the user."))
+            await self._record(index, partial)
+            raise
+        await self._record(index, round_trip)
+        return round_trip
+
+    async def _record(self, index: int, round_trip: RoundTrip) -> None:
+        await self.hooks.on_round_trip(index, round_trip)
+        message = round_trip.result.message
+        if message.get("content") or message.get("tool_calls"):
+            self.messages.append(message)
+            await self.hooks.on_message(message, complete=round_trip.result.complete)
+
+    async def _after_round_trip(self, index: int, round_trip: RoundTrip) -> Outcome | None:
+        result = round_trip.result
+        if result.error is not None:
+            return Outcome("error", index + 1, result.error.message, result.error)
+        calls = result.message.get("tool_calls") or []
+        if result.finish_reason == "length":
+            return self._cut_short(index, bool(calls))
+        if not calls:
+            return Outcome("done", index + 1, "The model finished.")
+        # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._answer(call)) for call in calls]
+        answers = [task.result() for task in tasks]
+        for call, answer in zip(calls, answers, strict=True):
+            self.messages.append(_tool_message(call, answer))
+        give_up = [c["function"]["name"] for c in calls if self._exhausted(c["function"]["name"])]
+        if give_up:
+            names = ", ".join(sorted(set(give_up)))
+            return Outcome(
+                "invalid_arguments", index + 1, f"Gave up: the model kept sending invalid arguments ({names})."
+            )
+        return None
+
+    def _cut_short(self, index: int, in_a_call: bool) -> Outcome:
+        """The answer hit max_tokens. A call cut off mid-arguments is not run, nor answered with an error to retry:
+        the model would run out at the same place again."""
+        limit = self.request.get("max_tokens")
+        where = "in the middle of a tool call, which was not run" if in_a_call else "before it finished its answer"
+        message = f"The model reached the max tokens limit ({limit}) {where}. Raise Max tokens and send again."
+        return Outcome("max_tokens" if in_a_call else "done", index + 1, message)
+
+    async def _answer(self, call: ToolCall) -> ToolResult:
+        try:
+            return await self._answer_call(call)
+        except (asyncio.CancelledError, LoopHookError):
+            raise
+        except Exception as exc:  # one broken tool must not end the run: the model is told instead
+            result = ToolResult(
+                f"Answering {call['function']['name']} failed: {type(exc).__name__}: {exc}", True, "error"
+            )
+            return await self._deliver(call, result)
+
+    async def _answer_call(self, call: ToolCall) -> ToolResult:
+        name = call["function"]["name"]
+        tool = self.tools.get(name)
+        if tool is None:
+            result = ToolResult(f"No tool named {name!r} is enabled in this chat.", True, "validation")
+            return await self._deliver(call, result)
+        arguments = call["function"]["arguments"]
+        if self.settings.approve_before_running:
+            decision = await self.hooks.approve(call)
+            if decision.action == "deny":
+                reason = decision.reason or "The user denied this tool call."
+                return await self._deliver(call, ToolResult(reason, True, "denied"))
+            arguments = decision.arguments if decision.arguments is not None else arguments
+        return await self._run_tool(call, tool, arguments)
+
+    async def _run_tool(self, call: ToolCall, tool: ToolConfig, arguments: str) -> ToolResult:
+        check = check_arguments(tool.parameters, arguments)
+        if not check.ok:
+            self.invalid_attempts[tool.name] += 1
+            text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
+            return await self._deliver(call, ToolResult(text, True, "validation"))
+        result = answer_automatically(tool, check.value)
+        if result is None:
+            result = await self.hooks.manual_result(call)
+        return await self._deliver(call, result)
+
+    async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).
+        attempt = self.invalid_attempts[call["function"]["name"]] + (0 if result.source == "validation" else 1)
+        try:
+            await self.hooks.on_tool_result(call, result, attempt=attempt)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # saving failed: that is ours, not the tool's, and must end the run
+            raise LoopHookError(f"Could not record the result of {call['function']['name']}: {exc}") from exc
+        return result
+
+    def _exhausted(self, name: str) -> bool:
+        return self.invalid_attempts[name] > self.settings.max_invalid_retries
+
+
+def _tool_message(call: ToolCall, result: ToolResult) -> Message:
+    message: Message = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+    if result.is_error:
+        message["is_error"] = True
+    return message
+
+
+def request_for(base: dict[str, Any], tools: list[ToolConfig]) -> ChatRequest:
+    """The internal request of a chat: its settings plus the specs of the enabled tools."""
+    request: ChatRequest = {k: v for k, v in base.items() if v is not None}  # type: ignore[assignment]
+    if tools:
+        request["tools"] = [t.spec() for t in tools]
+    return request

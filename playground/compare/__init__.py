@@ -1,0 +1,1 @@
+"""Compare: one prompt and one tool set across several providers."""

@@ -1,0 +1,16 @@
+"""The Team page's URLs, included under /team/."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from playground.teams import views
+
+urlpatterns = [
+    path("", views.team, name="team"),
+    path("new/", views.create_team, name="team-create"),
+    path("switch/", views.switch_team, name="team-switch"),
+    path("members/add/", views.add_member, name="team-add-member"),
+    path("members/<int:membership_id>/role/", views.change_role, name="team-change-role"),
+    path("members/<int:membership_id>/remove/", views.remove_member, name="team-remove-member"),
+]

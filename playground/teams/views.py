@@ -1,0 +1,143 @@
+"""The Team page: members and roles of the current team; owners manage them, everyone else reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
+
+from playground.teams import access
+from playground.teams.forms import AddMemberForm, RoleForm, SwitchTeamForm, TeamForm
+from playground.teams.models import Membership, Role, Team
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+    from django_htmx.middleware import HtmxDetails
+
+    class HtmxHttpRequest(HttpRequest):
+        htmx: HtmxDetails
+
+
+def _members_context(request: HtmxHttpRequest, team: Team, **extra: Any) -> dict[str, Any]:
+    membership = access.membership_for(request.user, team)
+    return {
+        "section": "team",
+        "team": team,
+        "membership": membership,
+        "members": team.memberships.select_related("user").order_by("user__username"),
+        "roles": Role.choices,
+        "add_form": extra.pop("add_form", None) or AddMemberForm(),
+        **extra,
+    }
+
+
+def _after_change(
+    request: HtmxHttpRequest, team: Team, *, error: str = "", notice: str = "", **extra: Any
+) -> HttpResponse:
+    """htmx requests get the members section back; plain form posts a redirect with a flash message."""
+    if access.membership_for(request.user, team) is None:
+        # The user removed themselves: nothing left to show here.
+        messages.info(request, notice or "You left the team.")
+        return HttpResponseClientRedirect(reverse("team")) if request.htmx else redirect("team")
+    if request.htmx:
+        context = _members_context(request, team, error=error, notice=notice, **extra)
+        return render(request, "teams/team.html#members", context)
+    if error:
+        messages.error(request, error)
+    elif notice:
+        messages.success(request, notice)
+    return redirect("team")
+
+
+def _current_membership(request: HtmxHttpRequest, membership_id: int) -> Membership:
+    team = access.get_current_team(request)
+    return get_object_or_404(Membership.objects.select_related("team", "user"), pk=membership_id, team=team)
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def team(request: HtmxHttpRequest) -> HttpResponse:
+    current = access.get_current_team(request)
+    return render(request, "teams/team.html", {**_members_context(request, current), "team_form": TeamForm()})
+
+
+@require_POST
+@login_required
+def add_member(request: HtmxHttpRequest) -> HttpResponse:
+    current = access.get_current_team(request)
+    form = AddMemberForm(request.POST)
+    if not form.is_valid():
+        return _after_change(request, current, error="Enter a username and a role.", add_form=form)
+    try:
+        added = access.add_member(
+            team=current, actor=request.user, username=form.cleaned_data["username"], role=form.cleaned_data["role"]
+        )
+    except access.TeamError as exc:
+        return _after_change(request, current, error=str(exc), add_form=form)
+    return _after_change(request, current, notice=f"Added {added.user.get_username()} as {added.get_role_display()}.")
+
+
+@require_POST
+@login_required
+def change_role(request: HtmxHttpRequest, membership_id: int) -> HttpResponse:
+    membership = _current_membership(request, membership_id)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        return _after_change(request, membership.team, error="Pick one of the listed roles.")
+    try:
+        access.change_role(membership=membership, actor=request.user, role=form.cleaned_data["role"])
+    except access.TeamError as exc:
+        return _after_change(request, membership.team, error=str(exc))
+    name = membership.user.get_username()
+    return _after_change(request, membership.team, notice=f"{name} is now {membership.get_role_display()}.")
+
+
+@require_POST
+@login_required
+def remove_member(request: HtmxHttpRequest, membership_id: int) -> HttpResponse:
+    membership = _current_membership(request, membership_id)
+    try:
+        access.remove_member(membership=membership, actor=request.user)
+    except access.TeamError as exc:
+        return _after_change(request, membership.team, error=str(exc))
+    return _after_change(request, membership.team, notice=f"Removed {membership.user.get_username()}.")
+
+
+@require_POST
+@login_required
+def create_team(request: HtmxHttpRequest) -> HttpResponse:
+    form = TeamForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the team a name (up to 100 characters).")
+        return redirect("team")
+    new_team = access.create_team(name=form.cleaned_data["name"], owner=request.user)
+    access.set_current_team(request, new_team)
+    messages.success(request, f"Created {new_team.name}; it is now your current team.")
+    return redirect("team")
+
+
+@require_POST
+@login_required
+def switch_team(request: HtmxHttpRequest) -> HttpResponse:
+    form = SwitchTeamForm(request.POST)
+    if not form.is_valid():
+        raise Http404("No such team")
+    target = access.teams_for(request.user).filter(pk=form.cleaned_data["team"]).first()
+    if target is None:
+        raise Http404("No such team")
+    access.set_current_team(request, target)
+    if request.htmx:
+        return HttpResponseClientRefresh()
+    next_url = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+        next_url = reverse("playground")
+    return redirect(next_url)

@@ -1,0 +1,85 @@
+"""A tool as a conversation runs it: a frozen snapshot, so editing the tool later never rewrites history."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from playground.tools import canned
+from playground.tools.builtins import BUILTINS
+from playground.tools.results import ToolFailure, ToolResult
+from playground.tools.schema import check_arguments
+from providers.types import ToolSpec
+
+Mode = Literal["manual", "canned", "builtin"]
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    strict: bool = False
+    mode: Mode = "manual"
+    builtin: str = ""
+    canned_rules: tuple[canned.CannedRule, ...] = ()
+    canned_default: str = ""
+
+    def spec(self) -> ToolSpec:
+        function: dict[str, Any] = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        if self.strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}  # type: ignore[typeddict-item]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "strict": self.strict,
+            "mode": self.mode,
+            "builtin": self.builtin,
+            "canned_rules": [
+                {"when": r.when, "response": r.response, "is_error": r.is_error} for r in self.canned_rules
+            ],
+            "canned_default": self.canned_default,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolConfig:
+        return cls(
+            name=data["name"],
+            description=data.get("description", ""),
+            parameters=data.get("parameters") or {"type": "object", "properties": {}},
+            strict=bool(data.get("strict", False)),
+            mode=data.get("mode", "manual"),
+            builtin=data.get("builtin", ""),
+            canned_rules=tuple(canned.CannedRule.from_dict(r) for r in data.get("canned_rules", [])),
+            canned_default=data.get("canned_default", ""),
+        )
+
+
+def _problems(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
+    return check_arguments(schema, json.dumps(arguments)).summary()
+
+
+def answer_automatically(tool: ToolConfig, arguments: dict[str, Any]) -> ToolResult | None:
+    """The result of a canned or built-in tool; None when a person must answer (manual mode)."""
+    if tool.mode == "canned":
+        return canned.answer(list(tool.canned_rules), tool.canned_default, arguments)
+    if tool.mode == "builtin":
+        builtin = BUILTINS.get(tool.builtin)
+        if builtin is None:
+            return ToolResult(f"Unknown built-in {tool.builtin!r}.", True, "builtin")
+        # The tool's own schema may have been loosened by hand: the built-in still needs what it declares.
+        problems = _problems(builtin.parameters, arguments)
+        if problems:
+            return ToolResult(f"Invalid arguments for {builtin.name}: {problems}", True, f"builtin:{builtin.name}")
+        try:
+            return ToolResult(builtin.run(arguments), False, f"builtin:{builtin.name}")
+        except ToolFailure as exc:
+            return ToolResult(str(exc), True, f"builtin:{builtin.name}")
+        except Exception as exc:  # a bug in one tool must not end the run: the model gets the error instead
+            return ToolResult(f"{builtin.name} failed: {type(exc).__name__}: {exc}", True, f"builtin:{builtin.name}")
+    return None

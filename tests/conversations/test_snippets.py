@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import ast
+import shlex
+
+from playground.conversations.snippets import as_curl, as_python
+
+WIRE = {
+    "method": "POST",
+    "url": "https://api.anthropic.com/v1/messages",
+    "headers": {
+        "x-api-key": "[redacted]",
+        "anthropic-version": "2023-06-01",
+        "x-stainless-os": "Linux",
+        "content-type": "application/json",
+    },
+    "body": {
+        "model": "claude",
+        "max_tokens": 64,
+        "stream": True,
+        "messages": [{"role": "user", "content": "it's: true"}],
+    },
+}
+
+
+def test_curl_uses_the_key_variable_and_drops_sdk_noise() -> None:
+    curl = as_curl(WIRE, "anthropic")
+    assert '-H "x-api-key: ${ANTHROPIC_API_KEY}"' in curl
+    assert "x-stainless" not in curl and "[redacted]" not in curl
+    words = shlex.split(curl.replace("\\\n", " "))
+    assert words[0] == "curl" and words[1] == WIRE["url"]
+    assert '"content": "it\'s: true"' in words[words.index("-d") + 1]
+
+
+def test_python_snippet_is_valid_python_with_the_same_body() -> None:
+    code = as_python(WIRE, "anthropic")
+    tree = ast.parse(code)
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "create")
+    arguments = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    assert arguments == WIRE["body"]
+    assert "base_url='https://api.anthropic.com'" in code and "for event in response" in code
+
+
+def test_python_snippet_for_openai_chat() -> None:
+    wire = {**WIRE, "url": "http://localhost:11434/v1/chat/completions", "body": {"model": "m", "stream": False}}
+    code = as_python(wire, "openai-chat")
+    assert "openai.OpenAI(base_url='http://localhost:11434/v1')" in code and "print(response)" in code

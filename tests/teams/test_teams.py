@@ -1,0 +1,213 @@
+"""Teams: the current-team helper, the Team page, and who may change membership."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from django.contrib.messages import get_messages
+from django.test import Client, RequestFactory
+from django.urls import reverse
+
+from playground.teams import access
+from playground.teams.models import Membership, Role, Team
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def signed_in(client: Client, user: User, team: Team | None = None) -> Client:
+    client.force_login(user)
+    if team is not None:
+        client.post(reverse("team-switch"), {"team": team.pk})
+    return client
+
+
+def membership(team: Team, user: User) -> Membership:
+    return Membership.objects.get(team=team, user=user)
+
+
+def role_of(team: Team, user: User) -> str | None:
+    return Membership.objects.filter(team=team, user=user).values_list("role", flat=True).first()
+
+
+def request_for(user: User, session: dict[str, object] | None = None) -> object:
+    request = RequestFactory().get("/")
+    request.user = user
+    request.session = session if session is not None else {}
+    return request
+
+
+def test_current_team_defaults_to_the_personal_team(alice: User) -> None:
+    assert access.get_current_team(request_for(alice)) == Team.objects.get(personal_for=alice)
+
+
+def test_current_team_follows_the_session(alice: User, team: Team) -> None:
+    request = request_for(alice)
+    access.set_current_team(request, team)
+    assert access.get_current_team(request) == team
+
+
+def test_current_team_falls_back_when_the_membership_is_gone(alice: User, bob: User, team: Team) -> None:
+    request = request_for(bob, {access.CURRENT_TEAM_SESSION_KEY: team.pk})
+    assert access.get_current_team(request) == team
+    membership(team, bob).delete()
+    assert access.get_current_team(request) == Team.objects.get(personal_for=bob)
+
+
+def test_switching_to_a_team_changes_what_the_pages_show(client: Client, alice: User, team: Team) -> None:
+    signed_in(client, alice)
+    assert b"alice&#x27;s team</span>" in client.get(reverse("team")).content
+    response = client.post(reverse("team-switch"), {"team": team.pk, "next": reverse("tools")})
+    assert response["Location"] == reverse("tools")
+    assert b'<span class="crumb-team">Evals</span>' in client.get(reverse("tools")).content
+
+
+def test_cannot_switch_to_someone_elses_team(client: Client, alice: User, bob: User) -> None:
+    bobs_team = Team.objects.get(personal_for=bob)
+    response = signed_in(client, alice).post(reverse("team-switch"), {"team": bobs_team.pk})
+    assert response.status_code == 404
+
+
+def test_switch_by_htmx_refreshes_the_page(client: Client, alice: User, team: Team) -> None:
+    response = signed_in(client, alice).post(reverse("team-switch"), {"team": team.pk}, **HTMX)
+    assert response["HX-Refresh"] == "true"
+
+
+def test_switch_ignores_an_offsite_next_url(client: Client, alice: User, team: Team) -> None:
+    response = signed_in(client, alice).post(reverse("team-switch"), {"team": team.pk, "next": "https://evil.test/"})
+    assert response["Location"] == reverse("playground")
+
+
+def test_team_page_lists_members_and_roles(client: Client, carol: User, team: Team) -> None:
+    html = signed_in(client, carol, team).get(reverse("team")).content.decode()
+    for name, role in [("alice", "Owner"), ("bob", "Editor"), ("carol", "Viewer")]:
+        assert f'<span class="member-name">{name}</span>' in html
+        assert f">{role}</span>" in html
+    assert "Read-only: only owners manage members." in html
+    assert 'name="role"' not in html.split('id="members"')[1].split("</section>")[0]
+    assert "Remove</button>" not in html
+
+
+def test_owners_get_the_controls(client: Client, alice: User, team: Team) -> None:
+    html = signed_in(client, alice, team).get(reverse("team")).content.decode()
+    assert 'aria-label="Role of bob"' in html
+    assert "Remove</button>" in html
+    assert 'hx-post="/team/members/add/"' in html
+
+
+def test_owner_adds_an_existing_user_with_htmx(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    django_user_model.objects.create_user("dave")
+    response = signed_in(client, alice, team).post(
+        reverse("team-add-member"), {"username": "dave", "role": Role.EDITOR}, **HTMX
+    )
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section class="card card-flush" id="members">')
+    assert "Added dave as Editor." in html
+    assert '<span class="member-name">dave</span>' in html
+    assert role_of(team, django_user_model.objects.get(username="dave")) == Role.EDITOR
+
+
+def test_adding_without_htmx_redirects_with_a_message(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    django_user_model.objects.create_user("dave")
+    response = signed_in(client, alice, team).post(reverse("team-add-member"), {"username": "dave", "role": "viewer"})
+    assert response["Location"] == reverse("team")
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Added dave as Viewer."]
+
+
+@pytest.mark.parametrize(
+    ("username", "message"),
+    [("nobody", "There is no user called &#x27;nobody&#x27;."), ("bob", "bob is already a member.")],
+)
+def test_adding_an_unknown_or_existing_member_explains_why(
+    client: Client, alice: User, team: Team, username: str, message: str
+) -> None:
+    response = signed_in(client, alice, team).post(
+        reverse("team-add-member"), {"username": username, "role": "viewer"}, **HTMX
+    )
+    assert message in response.content.decode()
+    assert team.memberships.count() == 3
+
+
+@pytest.mark.parametrize("actor", ["bob", "carol"])
+def test_only_owners_manage_members(client: Client, team: Team, actor: str, django_user_model: type[User]) -> None:
+    user = django_user_model.objects.get(username=actor)
+    alice = django_user_model.objects.get(username="alice")
+    signed_in(client, user, team)
+    refused = "Only owners can manage members."
+    response = client.post(reverse("team-add-member"), {"username": actor, "role": "owner"}, **HTMX)
+    assert refused in response.content.decode()
+    response = client.post(reverse("team-change-role", args=[membership(team, user).pk]), {"role": "owner"}, **HTMX)
+    assert refused in response.content.decode()
+    response = client.post(reverse("team-remove-member", args=[membership(team, alice).pk]), **HTMX)
+    assert refused in response.content.decode()
+    assert role_of(team, user) != Role.OWNER
+    assert role_of(team, alice) == Role.OWNER
+
+
+def test_owner_changes_a_role(client: Client, alice: User, bob: User, team: Team) -> None:
+    url = reverse("team-change-role", args=[membership(team, bob).pk])
+    response = signed_in(client, alice, team).post(url, {"role": Role.VIEWER}, **HTMX)
+    assert "bob is now Viewer." in response.content.decode()
+    assert role_of(team, bob) == Role.VIEWER
+
+
+def test_unknown_role_is_refused(client: Client, alice: User, bob: User, team: Team) -> None:
+    url = reverse("team-change-role", args=[membership(team, bob).pk])
+    response = signed_in(client, alice, team).post(url, {"role": "admin"}, **HTMX)
+    assert "Pick one of the listed roles." in response.content.decode()
+    assert role_of(team, bob) == Role.EDITOR
+
+
+def test_the_last_owner_can_be_neither_demoted_nor_removed(client: Client, alice: User, team: Team) -> None:
+    own = membership(team, alice)
+    signed_in(client, alice, team)
+    response = client.post(reverse("team-change-role", args=[own.pk]), {"role": Role.EDITOR}, **HTMX)
+    assert "A team needs at least one owner" in response.content.decode()
+    response = client.post(reverse("team-remove-member", args=[own.pk]), **HTMX)
+    assert "A team needs at least one owner" in response.content.decode()
+    assert role_of(team, alice) == Role.OWNER
+
+
+def test_owner_removes_a_member(client: Client, alice: User, carol: User, team: Team) -> None:
+    response = signed_in(client, alice, team).post(
+        reverse("team-remove-member", args=[membership(team, carol).pk]), **HTMX
+    )
+    assert "Removed carol." in response.content.decode()
+    assert role_of(team, carol) is None
+
+
+def test_an_owner_who_leaves_is_sent_back_to_their_own_team(client: Client, alice: User, bob: User, team: Team) -> None:
+    access.change_role(membership=membership(team, bob), actor=alice, role=Role.OWNER)
+    response = signed_in(client, alice, team).post(
+        reverse("team-remove-member", args=[membership(team, alice).pk]), **HTMX
+    )
+    assert response["HX-Redirect"] == reverse("team")
+    assert b"alice&#x27;s team</span>" in client.get(reverse("team")).content
+
+
+def test_memberships_of_other_teams_are_out_of_reach(client: Client, alice: User, bob: User, team: Team) -> None:
+    bobs_own = membership(Team.objects.get(personal_for=bob), bob)
+    signed_in(client, alice, team)
+    assert client.post(reverse("team-change-role", args=[bobs_own.pk]), {"role": "viewer"}).status_code == 404
+    assert client.post(reverse("team-remove-member", args=[bobs_own.pk])).status_code == 404
+
+
+def test_creating_a_team_makes_you_its_owner_and_switches_to_it(client: Client, alice: User) -> None:
+    response = signed_in(client, alice).post(reverse("team-create"), {"name": "Platform evals"}, follow=True)
+    created = Team.objects.get(name="Platform evals")
+    assert role_of(created, alice) == Role.OWNER
+    assert b'<span class="crumb-team">Platform evals</span>' in response.content
+
+
+def test_team_pages_need_a_login(client: Client) -> None:
+    assert client.get(reverse("team")).status_code == 302
+    assert client.post(reverse("team-add-member"), {"username": "x", "role": "viewer"}).status_code == 302
