@@ -292,3 +292,22 @@ CROSSWIRE_ALLOWED_BASE_URLS = env_list("CROSSWIRE_ALLOWED_BASE_URLS", [] if PROD
 CROSSWIRE_SIMULATOR_URL = env_str("CROSSWIRE_SIMULATOR_URL", "http://127.0.0.1:8000/sim").rstrip("/")
 # Delay between simulated stream chunks, so streaming is visible in the browser.
 CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 30)
+
+# Hard limits against abuse and accidents, each refused with a message naming it (docs/deploy.md lists them).
+# Nesting deeper than this in any JSON a user sends (schemas, examples, imports, socket frames) is refused before it
+# is parsed any further, so no handler can hit Python's recursion limit.
+CROSSWIRE_MAX_JSON_DEPTH = env_int("CROSSWIRE_MAX_JSON_DEPTH", 64)
+# A tool's parameter schema, and each canned answer, as text.
+CROSSWIRE_MAX_SCHEMA_BYTES = env_int("CROSSWIRE_MAX_SCHEMA_BYTES", 256 * 1024)
+CROSSWIRE_MAX_CANNED_BYTES = env_int("CROSSWIRE_MAX_CANNED_BYTES", 256 * 1024)
+# An uploaded or pasted tool-set import.
+CROSSWIRE_MAX_IMPORT_BYTES = env_int("CROSSWIRE_MAX_IMPORT_BYTES", 2 * 1024 * 1024)
+# One message typed in the composer. Below daphne's 1 MiB WebSocket limit, so it is refused with a message instead
+# of the socket dropping it.
+CROSSWIRE_MAX_MESSAGE_BYTES = env_int("CROSSWIRE_MAX_MESSAGE_BYTES", 512 * 1024)
+# The largest WebSocket message the server sends; bigger frames are sent in parts (docs/websocket.md).
+CROSSWIRE_MAX_FRAME_BYTES = env_int("CROSSWIRE_MAX_FRAME_BYTES", 256 * 1024)
+# Model names saved on one endpoint (typed or fetched).
+CROSSWIRE_MAX_MODEL_NAMES = env_int("CROSSWIRE_MAX_MODEL_NAMES", 2000)
+# Runs one user may have in flight at once, across conversations.
+CROSSWIRE_MAX_RUNS_PER_USER = env_int("CROSSWIRE_MAX_RUNS_PER_USER", 4)
