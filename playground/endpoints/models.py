@@ -7,8 +7,7 @@ from django.db import models
 
 from playground.endpoints import crypto
 from providers.client import Endpoint as ClientEndpoint
-
-KEYLESS_PLACEHOLDER = "no-key"
+from providers.client.scrub import KEYLESS_PLACEHOLDER, SIMULATOR_KEY
 
 
 class Endpoint(models.Model):
@@ -56,7 +55,7 @@ class Endpoint(models.Model):
 
     def api_key(self) -> str:
         # The simulator wants a key like the real APIs do, but any non-empty one will do.
-        return "simulator" if self.is_simulated else crypto.decrypt(self.api_key_encrypted)
+        return SIMULATOR_KEY if self.is_simulated else crypto.decrypt(self.api_key_encrypted)
 
     def client_endpoint(self, *, timeout: float = 120.0, pace_ms: int | None = None) -> ClientEndpoint:
         headers: dict[str, str] = {}

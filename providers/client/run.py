@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx2
 
 from providers import events as ev
 from providers.client.capture import Clock, RoundTrip, WireEvent, WireRequest
+from providers.client.scrub import Scrubber
 from providers.client.sdk import Endpoint, map_exception, open_response, sdk_exceptions
 from providers.errors import ProviderError
 from providers.formats import StreamDecoder, WireFormat, get_format
@@ -59,9 +60,11 @@ class RoundTripRun:
     raw_events: list[tuple[float, str, str | None]] = field(default_factory=list)
     status: int | None = None
     acc: MessageAccumulator = field(init=False)
+    scrubber: Scrubber = field(init=False)
 
     def __post_init__(self) -> None:
         self.codec = get_format(self.endpoint.format)
+        self.scrubber = Scrubber.for_endpoint(self.endpoint)
         self.acc = MessageAccumulator(format=self.endpoint.format)
 
     async def run(self) -> RoundTrip:
@@ -116,7 +119,9 @@ class RoundTripRun:
                 await self._read_body(response)
 
     async def _on_request(self, wire_request: WireRequest) -> None:
-        self.wire_request = wire_request
+        # Headers are redacted already; a key can still travel in the URL (a query parameter).
+        self.wire_request = replace(wire_request, url=self.scrubber.text(wire_request.url))
+        wire_request = self.wire_request
         await self._emit(RequestSent(self.request, wire_request, self.notes))
         # Time from the moment the request leaves: after translation and after our own bookkeeping above.
         self.clock = Clock()
@@ -132,6 +137,9 @@ class RoundTripRun:
         await self._deliver(decoder.close())
 
     async def _on_sse(self, decoder: StreamDecoder, name: str | None, data: str, sse: Any) -> None:
+        clean = self.scrubber.text(data)
+        if clean is not data:  # the key quoted back: decode the clean text, so no copy of it survives
+            data, sse = clean, replace(sse, data=clean)
         wire = WireEvent(self.clock.since_start_ms(), data, name)
         self.raw_events.append((wire.t_ms, wire.data, wire.event))
         await self._emit(wire)
@@ -140,7 +148,7 @@ class RoundTripRun:
     async def _read_body(self, response: Any) -> None:
         raw = await response.read()
         self.clock.mark_first_byte()
-        text = raw.decode(errors="replace")
+        text = self.scrubber.text(raw.decode(errors="replace"))
         wire = WireEvent(self.clock.since_start_ms(), text)
         self.raw_events.append((wire.t_ms, wire.data, wire.event))
         await self._emit(wire)
@@ -157,7 +165,7 @@ class RoundTripRun:
 
     async def _fail(self, error: ProviderError) -> None:
         if self.acc.error is None:
-            await self._deliver([ev.StreamError(error)])
+            await self._deliver([ev.StreamError(self.scrubber.error(error))])
 
     def _map_exception(self, exc: Exception) -> ProviderError:
         sdk = sdk_exceptions(self.endpoint)
@@ -165,7 +173,8 @@ class RoundTripRun:
             # The error body is part of what the provider said: keep it for the wire pane.
             self.status = exc.status_code
             body = exc.response.content if exc.response is not None else b""
-            self.raw_events.append((self.clock.since_start_ms(), body.decode(errors="replace"), None))
+            text = self.scrubber.text(body.decode(errors="replace"))
+            self.raw_events.append((self.clock.since_start_ms(), text, None))
         elif isinstance(exc, httpx2.TimeoutException):
             return ProviderError("timeout", "The provider stopped sending before the stream ended.", retryable=True)
         elif isinstance(exc, httpx2.TransportError):
