@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 PASSWORD = "a-test-password-9d1f"
 ALLOWED_ORIGIN = "http://127.0.0.1"
+ALLOWED_HOST = "127.0.0.1"  # the Host header a browser on ALLOWED_ORIGIN sends
 
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -76,7 +77,7 @@ def alice_ws_headers(client: Client, alice: User) -> list[tuple[bytes, bytes]]:
     """Headers for a WebSocket handshake as alice's browser would send them: her session cookie and our origin."""
     client.force_login(alice)
     cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
-    return [(b"origin", ALLOWED_ORIGIN.encode()), (b"cookie", cookie)]
+    return [(b"origin", ALLOWED_ORIGIN.encode()), (b"host", ALLOWED_HOST.encode()), (b"cookie", cookie)]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from playground.asgi import application
-from tests.conftest import ALLOWED_ORIGIN
+from tests.conftest import ALLOWED_HOST, ALLOWED_ORIGIN
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -45,7 +45,7 @@ def headers_for(client: Client) -> Callable[[User], list[tuple[bytes, bytes]]]:
     def headers(user: User) -> list[tuple[bytes, bytes]]:
         client.force_login(user)
         cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
-        return [(b"origin", ALLOWED_ORIGIN.encode()), (b"cookie", cookie)]
+        return [(b"origin", ALLOWED_ORIGIN.encode()), (b"host", ALLOWED_HOST.encode()), (b"cookie", cookie)]
 
     return headers
 

@@ -12,7 +12,7 @@ from channels.testing import HttpCommunicator, WebsocketCommunicator
 
 from playground.asgi import SIMULATOR_PREFIX, application
 from playground.mounts import MountUnavailable, PrefixDispatcher, load_simulator
-from tests.conftest import ALLOWED_ORIGIN, DemoServer
+from tests.conftest import ALLOWED_HOST, ALLOWED_ORIGIN, DemoServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
@@ -54,7 +54,7 @@ async def test_a_conversation_of_another_team_is_refused(alice_ws_headers: list[
 
 @pytest.mark.parametrize("path", ["/ws/status/", "/ws/conversations/1/"])
 async def test_anonymous_websocket_is_refused(path: str) -> None:
-    assert not await handshake(path, [(b"origin", ALLOWED_ORIGIN.encode())])
+    assert not await handshake(path, [(b"origin", ALLOWED_ORIGIN.encode()), (b"host", ALLOWED_HOST.encode())])
 
 
 @pytest.mark.parametrize("origin", [b"https://evil.example", b"http://127.0.0.1.evil.example", None])
