@@ -1,11 +1,15 @@
+"""The WebSocket root: each socket path and its consumer; anything else is refused, never an error."""
+
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from playground.chat.consumer import ChatConsumer
-from playground.shell.consumers import LiveConsumer
+from playground.shell.consumers import LiveConsumer, RefusedConsumer
 
 websocket_urlpatterns = [
     path("ws/status/", LiveConsumer.as_asgi()),
-    path("ws/conversations/<int:conversation_id>/", ChatConsumer.as_asgi()),
+    # At most 18 digits: every such id fits the database's 64-bit key, so no lookup can overflow.
+    re_path(r"^ws/conversations/(?P<conversation_id>[0-9]{1,18})/$", ChatConsumer.as_asgi()),
+    re_path(r"", RefusedConsumer.as_asgi()),
 ]

@@ -128,3 +128,19 @@ def login(base_url: str, username: str, password: str) -> str:
         if "/login/" in response.url:
             raise AssertionError(f"login as {username} was refused (ended at {response.url})")
     return next(cookie.value for cookie in jar if cookie.name == "sessionid")
+
+
+def logout(base_url: str, session: str) -> None:
+    """Sign out through the real sign-out button (a POST with the page's CSRF token)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.addheaders = [("Cookie", f"sessionid={session}")]
+    with opener.open(f"{base_url}/login/") as response:  # any page sets the CSRF cookie
+        response.read()
+    csrf = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
+    body = urllib.parse.urlencode({"csrfmiddlewaretoken": csrf}).encode()
+    request = urllib.request.Request(f"{base_url}/logout/", data=body)
+    request.add_header("Cookie", f"sessionid={session}; csrftoken={csrf}")
+    with urllib.request.urlopen(request) as response:
+        if "/login/" not in response.url:
+            raise AssertionError(f"sign-out did not end on the login page ({response.url})")

@@ -21,7 +21,7 @@ from playground.chat.registry import (
 from playground.chat.service import TurnRefused, start_turn
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
-from playground.shell.consumers import CLOSE_UNAUTHENTICATED
+from playground.shell.consumers import CLOSE_REVOKED
 from playground.teams.access import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
@@ -37,24 +37,20 @@ class ChatConsumer(ConversationConsumer):
     direct_run_ids: tuple[str, ...] = ()
     asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
     asked: bool = False
+    saved: dict[str, Any] | None = None
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        self.conversation, self.can_edit = await self._load(user, self.scope["url_route"]["kwargs"]["conversation_id"])
-        if self.conversation is None:
-            await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
-            return
-        await self.join()
-        saved = await self._saved_state()
-        await self.accept()
-        # From here to the snapshot nothing awaits: no frame of the run can slip in between, none is missed.
+    async def admitted(self, user: Any) -> bool:
+        self.conversation, self.can_edit = await self._load(user, self.conversation_id)
+        return self.conversation is not None
+
+    async def opened(self) -> None:
+        # From the saved state (read in join) to the snapshot nothing awaits but the accept: no frame of the run can
+        # slip in between, none is missed.
+        assert self.conversation is not None and self.saved is not None
         run = REGISTRY.get(self.conversation.pk)
         if run is not None:
             self.follow(run)
-        await self.send_json(self._snapshot(run, saved))
+        await self.send_json(self._snapshot(run, self.saved))
 
     @database_sync_to_async
     def _load(self, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
@@ -88,6 +84,7 @@ class ChatConsumer(ConversationConsumer):
         watch(self.conversation.pk, self)  # a run started from now on feeds this socket directly
         if REGISTRY.get(self.conversation.pk) is None and layer_is_shared():
             await self._ask_for_batches()  # a run may be going on in another process: it sends batches from now on
+        self.saved = await self._saved_state()
 
     async def _ask_for_batches(self) -> None:
         assert self.conversation is not None
@@ -115,21 +112,28 @@ class ChatConsumer(ConversationConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
-        # Checked again on every action: a member removed or made a viewer since the socket opened loses it now.
-        if kind in {"send", *CONTROL_TYPES} and not await self._may_edit():
+        if kind not in {"send", *CONTROL_TYPES}:
+            await super().receive_json(content, **kwargs)
+            return
+        # Checked again on every action: a session signed out or a member removed since the socket opened loses it
+        # now, even if the announcement of the change never arrived; a member made a viewer can no longer run.
+        if not await self.still_allowed():
+            await self.close(code=CLOSE_REVOKED)
+        elif not self.can_edit:
             await self.send_json({"type": "error", "error": "Viewers can read this conversation but not run it."})
         elif kind == "send":
             await self._send_turn(content)
-        elif kind in CONTROL_TYPES:
+        else:
             assert self.conversation is not None
             await send_control(self.conversation.pk, content)
-        else:
-            await super().receive_json(content, **kwargs)
 
-    async def _may_edit(self) -> bool:
+    async def still_allowed(self) -> bool:
+        """Signed in with the same session and still a member: reloaded, since access can change at any time."""
         assert self.conversation is not None
-        _, can_edit = await self._load(self.scope["user"], self.conversation.pk)
-        return can_edit
+        if not await super().still_allowed():
+            return False
+        conversation, self.can_edit = await self._load(self.scope["user"], self.conversation.pk)
+        return conversation is not None
 
     async def _send_turn(self, content: dict[str, Any]) -> None:
         assert self.conversation is not None

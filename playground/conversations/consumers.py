@@ -14,13 +14,18 @@ class ConversationConsumer(LiveConsumer):
 
     group_name: str = ""
 
+    @property
+    def conversation_id(self) -> int:
+        return int(self.scope["url_route"]["kwargs"]["conversation_id"])
+
     async def join(self) -> None:
-        self.group_name = conversation_group(self.scope["url_route"]["kwargs"]["conversation_id"])
+        self.group_name = conversation_group(self.conversation_id)
         await self.channel_layer.group_add(self.group_name, self.channel_name)
 
     async def disconnect(self, code: int) -> None:
         if self.group_name:
             await self.channel_layer.group_discard(self.group_name, self.channel_name)
+        await super().disconnect(code)
 
     async def conversation_event(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

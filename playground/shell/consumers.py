@@ -4,25 +4,69 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from django.conf import settings
+
+from playground.teams.revocation import session_alive, user_group
+from providers import jsonsafe
 
 # Closing before accept() makes the server refuse the handshake (HTTP 403); the code is for logs only.
 CLOSE_UNAUTHENTICATED = 4401
+# Access lost while the socket was open (removed from the team, signed out): the page must not reconnect.
+CLOSE_REVOKED = 4403
+# Room in a frame for what travels with the largest message (type, options, tool names).
+FRAME_OVERHEAD_BYTES = 64 * 1024
 
 
 class LiveConsumer(AsyncJsonWebsocketConsumer):
-    """Signed-in users only; answers {"type": "ping"} with {"type": "pong"} so pages can show a live connection."""
+    """Signed-in users only; answers {"type": "ping"} with {"type": "pong"} so pages can show a live connection.
+
+    Every socket joins its user's group, where changes of access are announced (playground.teams.revocation).
+    """
+
+    user_group_name: str = ""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        if not await self.admitted(user):
+            await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
+            return
+        self.user_group_name = user_group(user.pk)
+        await self.channel_layer.group_add(self.user_group_name, self.channel_name)
         await self.join()
         await self.accept()
+        await self.opened()
+
+    async def admitted(self, user: Any) -> bool:
+        """Whether this user may open this socket; subclasses load what the socket is about."""
+        return True
 
     async def join(self) -> None:
         """Subscribe to groups before accepting, so no event published after the handshake is missed."""
+
+    async def opened(self) -> None:
+        """The socket is accepted: send what it starts with."""
+
+    async def disconnect(self, code: int) -> None:
+        if self.user_group_name:
+            await self.channel_layer.group_discard(self.user_group_name, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """Frames are JSON text within the limits; anything else is answered with an error and the socket lives on."""
+        if text_data is None:
+            await self.send_json({"type": "error", "error": "Frames must be JSON text, not binary."})
+            return
+        limit = settings.CROSSWIRE_MAX_MESSAGE_BYTES + FRAME_OVERHEAD_BYTES
+        try:
+            content = jsonsafe.loads(text_data, max_depth=settings.CROSSWIRE_MAX_JSON_DEPTH, max_bytes=limit)
+        except jsonsafe.JSONInputError as exc:
+            await self.send_json({"type": "error", "error": f"The frame was refused: {exc}"})
+            return
+        await self.receive_json(content, **kwargs)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         message_type = content.get("type") if isinstance(content, dict) else None
@@ -30,3 +74,27 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"type": "pong"})
         else:
             await self.send_json({"type": "error", "error": f"unknown message type {message_type!r}"})
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        session_key = event.get("session_key")
+        if session_key is not None:
+            if session_key == self.session_key():
+                await self.close(code=CLOSE_REVOKED)  # this very session signed out
+            return
+        if not await self.still_allowed():
+            await self.close(code=CLOSE_REVOKED)
+
+    async def still_allowed(self) -> bool:
+        """Checked when access changes and before every action: the session still signs this user in."""
+        return await database_sync_to_async(session_alive)(self.session_key(), self.scope["user"].pk)
+
+    def session_key(self) -> str | None:
+        session = self.scope.get("session")
+        return getattr(session, "session_key", None)
+
+
+class RefusedConsumer(AsyncWebsocketConsumer):
+    """Any socket path no route matches (``/ws/conversations/abc/``): refused like a forbidden one, not a 500."""
+
+    async def connect(self) -> None:
+        await self.close(code=CLOSE_UNAUTHENTICATED)

@@ -13,7 +13,7 @@ import pytest
 import websockets
 
 from tests.conftest import Services
-from tests.helpers import DaphneServer, login, manage, prepare_database, server_env, start_daphne
+from tests.helpers import DaphneServer, login, logout, manage, prepare_database, server_env, start_daphne
 
 pytestmark = pytest.mark.services
 
@@ -146,3 +146,54 @@ async def test_a_socket_that_opens_on_the_other_process_mid_run_gets_the_frames_
     streamed = "".join(f["text"] for f in direct if f["type"] == "rt.delta" and f.get("kind") == "text")  # type: ignore[misc]
     assert len(later) >= 5 and streamed.endswith("".join(later))  # type: ignore[arg-type]
     assert relayed[-1] == direct[-1] == {"type": "run.end", "status": "done", "message": "The model finished."}
+
+
+# A second member of the demo team with a known password, made through the app's own rules.
+NEW_MEMBER = """
+from django.contrib.auth import get_user_model
+from playground.teams.models import Membership, Role, Team
+user = get_user_model().objects.create_user("{name}", password="{password}")
+Membership.objects.create(user=user, team=Team.objects.get(name="Demo team"), role=Role.EDITOR)
+"""
+REMOVE_MEMBER = """
+from playground.teams.models import Membership
+Membership.objects.get(user__username="{name}", team__name="Demo team").delete()
+"""
+
+
+def member_session(cluster: Cluster, name: str) -> str:
+    password = "a-member-password-31c7"
+    manage(cluster.first.env, "shell", "-v", "0", "-c", NEW_MEMBER.format(name=name, password=password))
+    return login(cluster.first.url, name, password)
+
+
+def connect_as(cluster: Cluster, server: DaphneServer, session: str) -> websockets.asyncio.client.connect:
+    return websockets.connect(
+        f"{server.ws_url}/ws/conversations/{cluster.conversation_id}/",
+        origin=server.url,
+        additional_headers={"Cookie": f"sessionid={session}"},
+        open_timeout=10,
+    )
+
+
+async def closed_code(socket: websockets.ClientConnection) -> int | None:
+    with pytest.raises(websockets.ConnectionClosed):
+        await asyncio.wait_for(socket.recv(), timeout=10)
+    return socket.close_code
+
+
+async def test_removing_a_member_elsewhere_closes_their_socket_on_the_other_process(cluster: Cluster) -> None:
+    session = await asyncio.to_thread(member_session, cluster, "erin")
+    async with connect_as(cluster, cluster.second, session) as on_second:
+        assert (await receive(on_second))["type"] == "snapshot"
+        # A third process removes her: only Redis can tell the socket held by the second daphne.
+        await asyncio.to_thread(manage, cluster.first.env, "shell", "-v", "0", "-c", REMOVE_MEMBER.format(name="erin"))
+        assert await closed_code(on_second) == 4403
+
+
+async def test_signing_out_on_one_process_closes_the_sessions_socket_on_the_other(cluster: Cluster) -> None:
+    session = await asyncio.to_thread(member_session, cluster, "frank")
+    async with connect_as(cluster, cluster.second, session) as on_second:
+        assert (await receive(on_second))["type"] == "snapshot"
+        await asyncio.to_thread(logout, cluster.first.url, session)
+        assert await closed_code(on_second) == 4403
