@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -75,4 +76,31 @@ def load_simulator() -> ASGIApp:
         message = f"The provider simulator (providers.simulator.app.create_app) is not available: {exc}"
         logger.error(message)
         raise MountUnavailable(message) from exc
-    return create_app(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
+    return SimulatorGate(create_app(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS))
+
+
+class SimulatorGate:
+    """Unless the simulator is open (local mode), only requests with the app's own simulator key get through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not settings.CROSSWIRE_SIMULATOR_OPEN and not _has_key(scope):
+            body = b'{"error": {"type": "authentication_error", "message": "This simulator serves this server only."}}'
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 401, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+def _has_key(scope: Scope) -> bool:
+    expected = settings.CROSSWIRE_SIMULATOR_KEY.encode()
+    for name, value in scope.get("headers", []):
+        name = name.lower()
+        if name == b"authorization":
+            value = value.removeprefix(b"Bearer ").strip()
+        if name in (b"authorization", b"x-api-key") and hmac.compare_digest(value, expected):
+            return True
+    return False

@@ -309,6 +309,15 @@ CROSSWIRE_ALLOWED_BASE_URLS = env_list("CROSSWIRE_ALLOWED_BASE_URLS", [] if PROD
 
 # Where the app reaches its own built-in provider simulator (mounted at /sim by playground.asgi).
 CROSSWIRE_SIMULATOR_URL = env_str("CROSSWIRE_SIMULATOR_URL", "http://127.0.0.1:8000/sim").rstrip("/")
+# Who may use the simulator mounted at /sim. Locally anyone (docs/simulator.md shows SDKs pointed at it with any key).
+# In production it is the app's own: its runs present CROSSWIRE_SIMULATOR_KEY (derived from SECRET_KEY unless set)
+# and the mount refuses any other request, so /sim is no open service holding connections for strangers.
+CROSSWIRE_SIMULATOR_OPEN = env_bool("CROSSWIRE_SIMULATOR_OPEN", not PRODUCTION)
+CROSSWIRE_SIMULATOR_KEY = env_secret("CROSSWIRE_SIMULATOR_KEY") or (
+    "sim-" + hashlib.sha256(f"crosswire-simulator:{SECRET_KEY}".encode()).hexdigest()[:40]
+    if not CROSSWIRE_SIMULATOR_OPEN
+    else "simulator"
+)
 # Delay between simulated stream chunks, so streaming is visible in the browser.
 CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 30)
 

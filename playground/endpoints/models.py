@@ -7,7 +7,7 @@ from django.db import models
 
 from playground.endpoints import crypto
 from providers.client import Endpoint as ClientEndpoint
-from providers.client.scrub import KEYLESS_PLACEHOLDER, SIMULATOR_KEY
+from providers.client.scrub import KEYLESS_PLACEHOLDER
 
 
 class Endpoint(models.Model):
@@ -54,8 +54,8 @@ class Endpoint(models.Model):
         self.api_key_hint = crypto.hint(key) if key else ""
 
     def api_key(self) -> str:
-        # The simulator wants a key like the real APIs do, but any non-empty one will do.
-        return SIMULATOR_KEY if self.is_simulated else crypto.decrypt(self.api_key_encrypted)
+        # The simulator wants a key like the real APIs do; in production the mount checks it is the app's own.
+        return settings.CROSSWIRE_SIMULATOR_KEY if self.is_simulated else crypto.decrypt(self.api_key_encrypted)
 
     def client_endpoint(self, *, timeout: float = 120.0, pace_ms: int | None = None) -> ClientEndpoint:
         headers: dict[str, str] = {}
