@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.endpoints.models import Endpoint
-from playground.teams.models import Membership, Role, Team
+from playground.teams.models import Invitation, Membership, Role, Team
 from playground.tools.models import Tool
 
-__all__ = ["Conversation", "Endpoint", "Membership", "Message", "Role", "RoundTrip", "Team", "Tool"]
+__all__ = ["Conversation", "Endpoint", "Invitation", "Membership", "Message", "Role", "RoundTrip", "Team", "Tool"]

@@ -288,7 +288,11 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # runserver prints its own access log; propagating would print every request twice.
-    "loggers": {"django.channels.server": {"handlers": ["console"], "propagate": False}},
+    "loggers": {
+        "django.channels.server": {"handlers": ["console"], "propagate": False},
+        # django-axes reports every sign-in at INFO; failures and lockouts are warnings, and those are kept.
+        "axes": {"level": "WARNING"},
+    },
 }
 
 # Crosswire's own settings.

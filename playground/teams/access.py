@@ -62,7 +62,7 @@ def create_team(*, name: str, owner: AbstractBaseUser) -> Team:
     return team
 
 
-def _require_owner(team: Team, actor: AbstractBaseUser) -> None:
+def require_owner(team: Team, actor: AbstractBaseUser) -> None:
     membership = membership_for(actor, team)
     if membership is None or not membership.is_owner:
         raise TeamError("Only owners can manage members.")
@@ -75,7 +75,9 @@ def _is_last_owner(membership: Membership) -> bool:
 
 
 def add_member(*, team: Team, actor: AbstractBaseUser, username: str, role: str) -> Membership:
-    _require_owner(team, actor)
+    """Adds an existing user at once: for the demo set-up and administrators. The Team page invites instead
+    (playground.teams.invitations), so nobody joins a team without agreeing to it."""
+    require_owner(team, actor)
     if role not in Role.values:
         raise TeamError(f"Unknown role {role!r}.")
     user = get_user_model().objects.filter(username=username.strip()).first()
@@ -89,7 +91,7 @@ def add_member(*, team: Team, actor: AbstractBaseUser, username: str, role: str)
 
 
 def change_role(*, membership: Membership, actor: AbstractBaseUser, role: str) -> Membership:
-    _require_owner(membership.team, actor)
+    require_owner(membership.team, actor)
     if role not in Role.values:
         raise TeamError(f"Unknown role {role!r}.")
     if role != Role.OWNER and _is_last_owner(membership):
@@ -100,7 +102,7 @@ def change_role(*, membership: Membership, actor: AbstractBaseUser, role: str) -
 
 
 def remove_member(*, membership: Membership, actor: AbstractBaseUser) -> None:
-    _require_owner(membership.team, actor)
+    require_owner(membership.team, actor)
     if _is_last_owner(membership):
         raise TeamError("A team needs at least one owner; make someone else an owner first.")
     membership.delete()

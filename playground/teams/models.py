@@ -55,3 +55,23 @@ class Membership(models.Model):
     def can_edit(self) -> bool:
         return self.role in {Role.OWNER, Role.EDITOR}
 
+
+
+class Invitation(models.Model):
+    """An owner's offer of a role, addressed by username; it becomes a membership only when that person accepts.
+
+    Made whether or not the username exists, so inviting reveals nothing about who has an account.
+    """
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
+    username = models.CharField(max_length=150)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.EDITOR)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["username"]
+        constraints = [models.UniqueConstraint(fields=["team", "username"], name="unique_invitation_per_team")]
+
+    def __str__(self) -> str:
+        return f"{self.username} invited to {self.team} as {self.role}"

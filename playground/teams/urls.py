@@ -10,7 +10,10 @@ urlpatterns = [
     path("", views.team, name="team"),
     path("new/", views.create_team, name="team-create"),
     path("switch/", views.switch_team, name="team-switch"),
-    path("members/add/", views.add_member, name="team-add-member"),
+    path("invitations/new/", views.invite_member, name="team-invite"),
+    path("invitations/<int:invitation_id>/revoke/", views.revoke_invitation, name="team-invitation-revoke"),
+    path("invitations/<int:invitation_id>/accept/", views.accept_invitation, name="invitation-accept"),
+    path("invitations/<int:invitation_id>/decline/", views.decline_invitation, name="invitation-decline"),
     path("members/<int:membership_id>/role/", views.change_role, name="team-change-role"),
     path("members/<int:membership_id>/remove/", views.remove_member, name="team-remove-member"),
 ]

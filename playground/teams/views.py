@@ -14,9 +14,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
-from playground.teams import access
+from playground.teams import access, invitations
 from playground.teams.forms import AddMemberForm, RoleForm, SwitchTeamForm, TeamForm
-from playground.teams.models import Membership, Role, Team
+from playground.teams.models import Invitation, Membership, Role, Team
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -33,6 +33,8 @@ def _members_context(request: HtmxHttpRequest, team: Team, **extra: Any) -> dict
         "team": team,
         "membership": membership,
         "members": team.memberships.select_related("user").order_by("user__username"),
+        "invitations": invitations.pending_for_team(team) if membership and membership.is_owner else [],
+        "my_invitations": invitations.pending_for_user(request.user),
         "roles": Role.choices,
         "add_form": extra.pop("add_form", None) or AddMemberForm(),
         **extra,
@@ -72,18 +74,59 @@ def team(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def add_member(request: HtmxHttpRequest) -> HttpResponse:
+def invite_member(request: HtmxHttpRequest) -> HttpResponse:
     current = access.get_current_team(request)
     form = AddMemberForm(request.POST)
     if not form.is_valid():
         return _after_change(request, current, error="Enter a username and a role.", add_form=form)
     try:
-        added = access.add_member(
+        invitation = invitations.invite(
             team=current, actor=request.user, username=form.cleaned_data["username"], role=form.cleaned_data["role"]
         )
     except access.TeamError as exc:
         return _after_change(request, current, error=str(exc), add_form=form)
-    return _after_change(request, current, notice=f"Added {added.user.get_username()} as {added.get_role_display()}.")
+    # The same words whether or not the account exists: the form must not tell who has one.
+    notice = (
+        f"Invited {invitation.username} as {invitation.get_role_display()}. "
+        "They join when they accept the invitation on their Team page."
+    )
+    return _after_change(request, current, notice=notice)
+
+
+@require_POST
+@login_required
+def revoke_invitation(request: HtmxHttpRequest, invitation_id: int) -> HttpResponse:
+    current = access.get_current_team(request)
+    invitation = get_object_or_404(Invitation, pk=invitation_id, team=current)
+    try:
+        invitations.revoke(invitation=invitation, actor=request.user)
+    except access.TeamError as exc:
+        return _after_change(request, current, error=str(exc))
+    return _after_change(request, current, notice=f"Withdrew the invitation to {invitation.username}.")
+
+
+def _my_invitation(request: HtmxHttpRequest, invitation_id: int) -> Invitation:
+    # Someone else's invitation is "not found", like any id that is not yours.
+    return get_object_or_404(invitations.pending_for_user(request.user), pk=invitation_id)
+
+
+@require_POST
+@login_required
+def accept_invitation(request: HtmxHttpRequest, invitation_id: int) -> HttpResponse:
+    invitation = _my_invitation(request, invitation_id)
+    membership = invitations.accept(invitation=invitation, user=request.user)
+    access.set_current_team(request, membership.team)
+    messages.success(request, f"You joined {membership.team.name} as {membership.get_role_display()}.")
+    return HttpResponseClientRedirect(reverse("team")) if request.htmx else redirect("team")
+
+
+@require_POST
+@login_required
+def decline_invitation(request: HtmxHttpRequest, invitation_id: int) -> HttpResponse:
+    invitation = _my_invitation(request, invitation_id)
+    invitations.decline(invitation=invitation, user=request.user)
+    messages.info(request, f"Declined the invitation to {invitation.team.name}.")
+    return HttpResponseClientRedirect(reverse("team")) if request.htmx else redirect("team")
 
 
 @require_POST

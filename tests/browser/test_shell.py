@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from typing import Any
 
 import pytest
 from playwright.async_api import BrowserContext, Page, expect
 
 from tests.browser.conftest import sign_in, watch_console
 from tests.conftest import DemoServer
+from tests.helpers import manage
 
 pytestmark = pytest.mark.browser
 
@@ -103,22 +106,36 @@ async def test_theme_follows_the_system_until_chosen(dark_context: BrowserContex
     assert errors == []
 
 
-async def test_team_members_are_managed_in_place(signed_in: Page) -> None:
+async def test_team_members_are_managed_in_place(signed_in: Page, new_context: Any, daphne_server: DemoServer) -> None:
     page = signed_in
     page.on("dialog", lambda dialog: dialog.accept())
+    # grace is a viewer of the demo team; she is invited to the demo user's personal team and must accept.
     await page.goto("/team/")
-    url_before = page.url
-    await page.get_by_placeholder("username").fill("ada")
+    await page.get_by_placeholder("username").fill("grace")
     await page.locator(".add-member select[name=role]").select_option("viewer")
-    await page.get_by_role("button", name="Add member").click()
-    await expect(page.locator("#members .alert-success")).to_have_text("Added ada as Viewer.")
+    await page.get_by_role("button", name="Invite").click()
+    await expect(page.locator("#members .alert-success")).to_contain_text("Invited grace as Viewer.")
+    await expect(page.locator('tr[data-invitation="grace"]')).to_be_visible()
     await htmx_settled(page)
-    row = page.locator('tr[data-member="ada"]')
-    await row.get_by_label("Role of ada").select_option("editor")
-    await expect(page.locator("#members .alert-success")).to_have_text("ada is now Editor.")
+
+    password = "grace-password-5e1a"
+    set_password = f"from django.contrib.auth.models import User; u = User.objects.get(username='grace'); " \
+        f"u.set_password('{password}'); u.save()"
+    await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-c", set_password)
+    invitee = await (await new_context()).new_page()
+    await sign_in(invitee, "grace", password)
+    await invitee.goto("/team/")
+    await invitee.get_by_test_id("invitation-accept").click()
+    await expect(invitee.locator(".flash, .alert").first).to_contain_text("You joined")
+
+    await page.reload()
+    row = page.locator('tr[data-member="grace"]')
+    await row.get_by_label("Role of grace").select_option("editor")
+    await expect(page.locator("#members .alert-success")).to_have_text("grace is now Editor.")
     await htmx_settled(page)
+    url_before = page.url
     await row.get_by_role("button", name="Remove").click()
-    await expect(page.locator("#members .alert-success")).to_have_text("Removed ada.")
+    await expect(page.locator("#members .alert-success")).to_have_text("Removed grace.")
     await expect(row).to_have_count(0)
     assert page.url == url_before, "htmx swaps the members section; the page never reloads"
 

@@ -1,0 +1,101 @@
+"""Joining a team takes the invitee's consent, and inviting tells nobody whether an account exists."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+
+from playground.teams.models import Invitation, Role
+from tests.teams.test_teams import HTMX, role_of, signed_in
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from playground.teams.models import Team
+
+pytestmark = pytest.mark.django_db
+
+
+def invite(client: Client, username: str, role: str = Role.EDITOR) -> str:
+    return client.post(reverse("team-invite"), {"username": username, "role": role}, **HTMX).content.decode()
+
+
+def test_inviting_adds_nobody_and_reads_the_same_for_any_username(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    dave = django_user_model.objects.create_user("dave")
+    owner = signed_in(client, alice, team)
+    existing, unknown = invite(owner, "dave"), invite(owner, "nobody-at-all")
+    assert "Invited dave as Editor. They join when they accept" in existing
+    assert "Invited nobody-at-all as Editor. They join when they accept" in unknown
+    assert role_of(team, dave) is None  # no member until dave says yes
+    assert set(Invitation.objects.filter(team=team).values_list("username", flat=True)) == {"dave", "nobody-at-all"}
+    assert 'data-invitation="dave"' in unknown and 'data-invitation="nobody-at-all"' in unknown
+
+
+def test_an_existing_member_is_told_apart_only_as_the_member_list_already_shows(
+    client: Client, alice: User, team: Team
+) -> None:
+    assert "bob is already a member." in invite(signed_in(client, alice, team), "bob")
+    assert not Invitation.objects.exists()
+
+
+def test_the_invitee_accepts_and_joins_with_the_offered_role(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    dave = django_user_model.objects.create_user("dave")
+    invite(signed_in(client, alice, team), "dave", Role.VIEWER)
+    invitee = Client()
+    page = signed_in(invitee, dave).get(reverse("team")).content.decode()
+    assert 'data-testid="invitation" data-team="Evals"' in page
+    invitation = Invitation.objects.get(username="dave")
+    response = invitee.post(reverse("invitation-accept", args=[invitation.pk]))
+    assert response["Location"] == reverse("team")
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["You joined Evals as Viewer."]
+    assert role_of(team, dave) == Role.VIEWER
+    assert not Invitation.objects.exists()
+    assert b'<span class="crumb-team">Evals</span>' in invitee.get(reverse("team")).content
+
+
+def test_declining_leaves_no_trace(client: Client, alice: User, team: Team, django_user_model: type[User]) -> None:
+    dave = django_user_model.objects.create_user("dave")
+    invite(signed_in(client, alice, team), "dave")
+    invitation = Invitation.objects.get(username="dave")
+    signed_in(Client(), dave).post(reverse("invitation-decline", args=[invitation.pk]))
+    assert role_of(team, dave) is None and not Invitation.objects.exists()
+
+
+def test_nobody_else_can_accept_or_decline_an_invitation(
+    client: Client, alice: User, bob: User, team: Team, django_user_model: type[User]
+) -> None:
+    django_user_model.objects.create_user("dave")
+    invite(signed_in(client, alice, team), "dave")
+    invitation = Invitation.objects.get(username="dave")
+    other = signed_in(Client(), bob)
+    assert other.post(reverse("invitation-accept", args=[invitation.pk])).status_code == 404
+    assert other.post(reverse("invitation-decline", args=[invitation.pk])).status_code == 404
+    assert Invitation.objects.filter(pk=invitation.pk).exists()
+
+
+def test_owners_withdraw_and_others_cannot(client: Client, alice: User, bob: User, team: Team) -> None:
+    invite(signed_in(client, alice, team), "dave")
+    invitation = Invitation.objects.get(username="dave")
+    editor = signed_in(Client(), bob, team)
+    refused = editor.post(reverse("team-invitation-revoke", args=[invitation.pk]), **HTMX).content.decode()
+    assert "Only owners can manage members." in refused
+    assert "Only owners can manage members." in invite(editor, "erin")
+    assert Invitation.objects.count() == 1
+    withdrawn = client.post(reverse("team-invitation-revoke", args=[invitation.pk]), **HTMX).content.decode()
+    assert "Withdrew the invitation to dave." in withdrawn
+    assert not Invitation.objects.exists()
+
+
+def test_inviting_again_changes_the_offered_role(client: Client, alice: User, team: Team) -> None:
+    owner = signed_in(client, alice, team)
+    invite(owner, "dave", Role.VIEWER)
+    invite(owner, "dave", Role.OWNER)
+    assert list(Invitation.objects.values_list("username", "role")) == [("dave", Role.OWNER)]
