@@ -14,17 +14,20 @@ django_application = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from playground.chat.processes import RunWatchdog  # noqa: E402
 from playground.mounts import PrefixDispatcher, load_simulator  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.shell.origin import SameOriginValidator  # noqa: E402
 
 SIMULATOR_PREFIX = "/sim"
 
-application = ProtocolTypeRouter(
-    {
-        "http": PrefixDispatcher(django_application, {SIMULATOR_PREFIX: load_simulator}),
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
+application = RunWatchdog(
+    ProtocolTypeRouter(
+        {
+            "http": PrefixDispatcher(django_application, {SIMULATOR_PREFIX: load_simulator}),
+            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        }
+    )
 )
 
 # Long-lived objects made at start-up (Django, the SDKs the first run would import) move out of the collector's way:

@@ -6,9 +6,22 @@ docs/architecture.md for why the domains share one app and one migration history
 
 from __future__ import annotations
 
-from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.chat.models import RunProcess
+from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Invitation, Membership, Role, Team
 from playground.tools.models import Tool
 
-__all__ = ["Conversation", "Endpoint", "Invitation", "Membership", "Message", "Role", "RoundTrip", "Team", "Tool"]
+__all__ = [
+    "Conversation",
+    "Endpoint",
+    "Invitation",
+    "Membership",
+    "Message",
+    "Role",
+    "RoundTrip",
+    "RunProcess",
+    "Team",
+    "Tool",
+    "WireEventBatch",
+]

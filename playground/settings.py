@@ -341,5 +341,8 @@ CROSSWIRE_MAX_MESSAGE_BYTES = env_int("CROSSWIRE_MAX_MESSAGE_BYTES", 512 * 1024)
 CROSSWIRE_MAX_FRAME_BYTES = env_int("CROSSWIRE_MAX_FRAME_BYTES", 256 * 1024)
 # Model names saved on one endpoint (typed or fetched).
 CROSSWIRE_MAX_MODEL_NAMES = env_int("CROSSWIRE_MAX_MODEL_NAMES", 2000)
+# Each web process beats and recovers the runs of dead ones (playground.chat.processes). Off only in tests that
+# drive the app in-process, where no process is really serving.
+CROSSWIRE_RUN_WATCHDOG = env_bool("CROSSWIRE_RUN_WATCHDOG", True)
 # Runs one user may have in flight at once, across conversations.
 CROSSWIRE_MAX_RUNS_PER_USER = env_int("CROSSWIRE_MAX_RUNS_PER_USER", 4)

@@ -40,6 +40,12 @@ def fast_password_hashing(settings: SettingsWrapper) -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_run_watchdog(settings: SettingsWrapper) -> None:
+    # The watchdog belongs to a serving process; in-process tests call playground.chat.processes.beat() themselves.
+    settings.CROSSWIRE_RUN_WATCHDOG = False
+
+
+@pytest.fixture(autouse=True)
 def unpaced_simulator(settings: SettingsWrapper) -> None:
     # The app paces the simulator so people can watch; tests that want a pace set one themselves.
     settings.CROSSWIRE_SIMULATOR_PACE_MS = 0

@@ -8,6 +8,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from playground.chat.options import parse_options
+from playground.chat.questions import ANSWER_TYPES, open_questions
 from playground.chat.registry import (
     REGISTRY,
     ActiveRun,
@@ -18,13 +19,14 @@ from playground.chat.registry import (
     unwatch,
     watch,
 )
-from playground.chat.service import TurnRefused, start_turn
+from playground.chat.service import TurnRefused, resume_turn, start_turn
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
 from playground.shell.consumers import CLOSE_REVOKED
 from playground.teams.access import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
+ACTIONS = {"send", "retry", *CONTROL_TYPES}
 RUNS_REMEMBERED = 4
 logger = logging.getLogger(__name__)
 
@@ -66,16 +68,18 @@ class ChatConsumer(ConversationConsumer):
             "label": conversation.get_status_display(),
             "message": conversation.status_message,
             "message_count": await conversation.messages.acount(),
+            "questions": await database_sync_to_async(open_questions)(conversation),
         }
 
     @staticmethod
     def _snapshot(run: ActiveRun | None, saved: dict[str, Any]) -> Frame:
+        questions = saved.pop("questions", [])  # an interrupted run's, answerable still
         return {
             "type": "snapshot",
             "running": run is not None,
             **saved,
             "frames": list(run.round_trip_frames) if run and run.in_flight else [],
-            "waiting": list(run.waiting.values()) if run else [],
+            "waiting": list(run.waiting.values()) if run else questions,
         }
 
     async def join(self) -> None:
@@ -112,7 +116,7 @@ class ChatConsumer(ConversationConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
-        if kind not in {"send", *CONTROL_TYPES}:
+        if kind not in ACTIONS:
             await super().receive_json(content, **kwargs)
             return
         # Checked again on every action: a session signed out or a member removed since the socket opened loses it
@@ -123,9 +127,45 @@ class ChatConsumer(ConversationConsumer):
             await self.send_json({"type": "error", "error": "Viewers can read this conversation but not run it."})
         elif kind == "send":
             await self._send_turn(content)
+        elif kind == "retry":
+            await self._resume(None)
+        elif await self._interrupted():
+            await self._answer_interrupted(content)
         else:
             assert self.conversation is not None
             await send_control(self.conversation.pk, content)
+
+    async def _interrupted(self) -> bool:
+        """No run anywhere, and the last one was cut off by its process dying: its questions are answered here."""
+        assert self.conversation is not None
+        if REGISTRY.get(self.conversation.pk) is not None:
+            return False
+        status = await Conversation.objects.filter(pk=self.conversation.pk).values_list("status", flat=True).afirst()
+        return status == Conversation.Status.INTERRUPTED
+
+    async def _answer_interrupted(self, content: dict[str, Any]) -> None:
+        """An answer to an open question of an interrupted run starts the run again, with that answer given."""
+        assert self.conversation is not None
+        if content.get("type") == "stop":
+            return  # nothing runs
+        conversation = await Conversation.objects.aget(pk=self.conversation.pk)
+        asked = {q["call_id"]: q["kind"] for q in await database_sync_to_async(open_questions)(conversation)}
+        kind = asked.get(str(content.get("call_id")))
+        if kind is None or ANSWER_TYPES[kind] != content.get("type"):
+            await self.send_json({"type": "error", "error": "That call is not waiting for this answer any more."})
+            return
+        await self._resume({str(content["call_id"]): content})
+
+    async def _resume(self, answers: dict[str, dict[str, Any]] | None) -> None:
+        assert self.conversation is not None
+        conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
+        try:
+            run = await resume_turn(conversation=conversation, answers=answers)
+        except TurnRefused as exc:
+            await self.send_json({"type": "error", "error": str(exc)})
+            return
+        self.follow(run)
+        await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
 
     async def still_allowed(self) -> bool:
         """Signed in with the same session and still a member: reloaded, since access can change at any time."""

@@ -9,9 +9,10 @@ from typing import Any
 
 from django.db.models import Max
 
+from playground.chat.event_saver import EventSaver
 from playground.chat.loop import Decision
 from playground.chat.registry import ActiveRun, Frame
-from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
 from playground.tools.schema import check_arguments, field_states
@@ -45,6 +46,9 @@ class ConversationHooks:
     wait_limit_s: float = 0.0  # how long a manual answer or an approval may take; 0 means WAIT_LIMIT_S
     rows: dict[int, RoundTrip] = field(default_factory=dict)
     calls: dict[int, _LiveCall] = field(default_factory=dict)
+    savers: dict[int, EventSaver] = field(default_factory=dict)  # raw events of round trips still streaming
+    # Answers given before the run began (to the open questions of an interrupted run): call id -> answer.
+    preset_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -64,6 +68,9 @@ class ConversationHooks:
             await self._request_sent(rt, update)
         elif isinstance(update, WireEvent):
             self.run.emit({"type": "rt.wire", "rt": rt, **update.to_dict()})
+            saver = self.savers.get(rt)
+            if saver is not None:
+                saver.add((update.t_ms, update.data, update.event))
         else:
             self.run.emit({"type": "rt.delta", "rt": rt, **ev.event_to_dict(update)})
             self._track_call(rt, update)
@@ -80,6 +87,7 @@ class ConversationHooks:
             notes=update.notes,
             wire_request=update.wire_request.to_dict(),
         )
+        self.savers[rt] = EventSaver(self.rows[rt])
         self.run.emit(
             {
                 "type": "rt.start",
@@ -134,7 +142,12 @@ class ConversationHooks:
             or RoundTrip(conversation=self.conversation, position=rt, format=self.conversation.format)
         )
         _fill_round_trip(row, round_trip)
+        saver = self.savers.pop(rt, None)
+        if saver is not None:
+            await saver.close()
         await row.asave()
+        if row.pk is not None:
+            await WireEventBatch.objects.filter(round_trip=row).adelete()  # the whole is saved: batches are done
         self.rows[rt] = row
         self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
         self.run.round_trip_done()
@@ -170,6 +183,9 @@ class ConversationHooks:
 
     async def _ask(self, call: ToolCall, kind: str) -> dict[str, Any] | None:
         """The person's answer, or None when nobody answered in time (the run must not hold its resources forever)."""
+        preset = self.preset_answers.pop(call["id"], None)
+        if preset is not None:
+            return preset
         await self.set_status(Conversation.Status.WAITING, "Waiting for you to answer a tool call.")
         frame = {
             "type": "tool.awaiting",
@@ -190,11 +206,12 @@ class ConversationHooks:
 
     async def set_status(self, status: str, message: str) -> None:
         self.conversation.status, self.conversation.status_message = status, message
-        await self.conversation.asave(update_fields=["status", "status_message", "updated_at"])
+        await self.conversation.asave(update_fields=["status", "status_message", "run_owner", "updated_at"])
         label = Conversation.Status(status).label
         self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
 
     async def finish(self, status: str, message: str) -> None:
+        self.conversation.run_owner = ""  # released: no process holds this conversation any more
         await self.set_status(status, message)
         self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from playground.tools.config import ToolConfig, answer_automatically
@@ -68,12 +68,18 @@ class ToolLoop:
     tools: dict[str, ToolConfig]
     hooks: LoopHooks
     settings: LoopSettings = LoopSettings()
+    # Calls of the history's last answer still unanswered (a run resumed after it was interrupted): answered first.
+    pending: list[ToolCall] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
         self.invalid_attempts: Counter[str] = Counter()
 
     async def run(self) -> Outcome:
+        if self.pending:
+            outcome = await self._answer_calls(self.pending, round_trips=0)
+            if outcome is not None:
+                return outcome
         for index in range(self.settings.max_round_trips):
             round_trip = await self._round_trip(index)
             outcome = await self._after_round_trip(index, round_trip)
@@ -113,6 +119,9 @@ class ToolLoop:
             return self._cut_short(index, bool(calls))
         if not calls:
             return Outcome("done", index + 1, "The model finished.")
+        return await self._answer_calls(calls, round_trips=index + 1)
+
+    async def _answer_calls(self, calls: list[ToolCall], *, round_trips: int) -> Outcome | None:
         # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(self._answer(call)) for call in calls]
@@ -123,7 +132,7 @@ class ToolLoop:
         if give_up:
             names = ", ".join(sorted(set(give_up)))
             return Outcome(
-                "invalid_arguments", index + 1, f"Gave up: the model kept sending invalid arguments ({names})."
+                "invalid_arguments", round_trips, f"Gave up: the model kept sending invalid arguments ({names})."
             )
         return None
 

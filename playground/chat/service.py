@@ -7,6 +7,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
@@ -14,14 +15,16 @@ from django.utils import timezone
 from playground.chat.hooks import ConversationHooks, append_message
 from playground.chat.loop import LoopSettings, Outcome, ToolLoop, request_for
 from playground.chat.options import ChatOptions
+from playground.chat.processes import PROCESS_ID, owner_alive
 from playground.chat.registry import REGISTRY, ActiveRun
 from playground.conversations.models import Conversation
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
 from playground.tools.models import Tool
-from providers.types import ChatRequest, Message
+from providers.types import ChatRequest, Message, ToolCall
 
+BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
 OUTCOME_STATUS = {
     "done": Conversation.Status.DONE,
     "error": Conversation.Status.ERROR,
@@ -71,21 +74,31 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
 
 
 async def _claim(conversation: Conversation) -> None:
-    """One run per conversation across every web process: the database row is the lock. A run whose heartbeat
-    stopped (its process died) no longer holds it."""
-    stale = timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S)
-    busy = Q(status__in=[Conversation.Status.RUNNING, Conversation.Status.WAITING]) & Q(updated_at__gte=stale)
-    claimed = await (
-        Conversation.objects.filter(pk=conversation.pk)
-        .exclude(busy)
-        .aupdate(status=Conversation.Status.RUNNING, status_message="", updated_at=timezone.now())
-    )
+    """One run per conversation across every web process: the database row is the lock, marked with the process
+    that holds it. A run whose process is gone (playground.chat.processes) no longer holds it."""
+    row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
+    if row is None:
+        raise TurnRefused("This conversation no longer exists.")
+    if row["status"] in BUSY and await database_sync_to_async(_holder_alive)(row):
+        raise TurnRefused(STILL_RUNNING)
+    # Only if nobody claimed it in between: the same status and holder as just read.
+    claimed = await Conversation.objects.filter(
+        pk=conversation.pk, status=row["status"], run_owner=row["run_owner"]
+    ).aupdate(status=Conversation.Status.RUNNING, status_message="", run_owner=PROCESS_ID, updated_at=timezone.now())
     if not claimed:
         raise TurnRefused(STILL_RUNNING)
+    conversation.status, conversation.run_owner = Conversation.Status.RUNNING, PROCESS_ID
+
+
+def _holder_alive(row: dict[str, Any]) -> bool:
+    if row["run_owner"]:
+        return owner_alive(row["run_owner"])
+    # A claim from before processes were tracked: its heartbeat alone tells.
+    return bool(row["updated_at"] >= timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S))
 
 
 async def _release(conversation: Conversation) -> None:
-    await Conversation.objects.filter(pk=conversation.pk).aupdate(status=Conversation.Status.IDLE)
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(status=Conversation.Status.IDLE, run_owner="")
 
 
 async def _configure(
@@ -100,18 +113,36 @@ async def _configure(
     await conversation.asave()
 
 
-async def run_conversation(conversation_id: int, run: ActiveRun) -> None:
+async def resume_turn(*, conversation: Conversation, answers: dict[str, dict[str, Any]] | None = None) -> ActiveRun:
+    """Go on from the saved history with no new message: Retry from here after an interruption or an error, or an
+    answer given to a question the interrupted run had asked (``answers``: call id -> the answer message)."""
+    if REGISTRY.is_running(conversation.pk):
+        raise TurnRefused(STILL_RUNNING)
+    if conversation.endpoint_id is None or not conversation.settings:
+        raise TurnRefused("There is nothing to retry yet: send a message first.")
+    await _claim(conversation)
+    try:
+        return await REGISTRY.start(
+            conversation.pk, lambda run: run_conversation(conversation.pk, run, answers=answers or {})
+        )
+    except BaseException:
+        await _release(conversation)
+        raise
+
+
+async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dict[str, Any] | None = None) -> None:
     conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
     tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
-    hooks = ConversationHooks(conversation, run, tools)
+    hooks = ConversationHooks(conversation, run, tools, preset_answers=dict(answers or {}))
     heartbeat = asyncio.create_task(_heartbeat(conversation_id))
     try:
         await hooks.prepare()
         await hooks.set_status(Conversation.Status.RUNNING, "")
-        history = [m.data async for m in conversation.messages.order_by("position")]
+        saved = [(m.data, m.complete) async for m in conversation.messages.order_by("position")]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
-        outcome = await _loop(conversation, tools, hooks, history).run()
+        history, pending = split_pending(saved)
+        outcome = await _loop(conversation, tools, hooks, history, pending).run()
     except asyncio.CancelledError:
         # Shielded: a second Stop must not cut the saving of the first short.
         await asyncio.shield(hooks.finish(Conversation.Status.STOPPED, STOPPED_MESSAGE))
@@ -142,7 +173,11 @@ def _message(outcome: Outcome) -> str:
 
 
 def _loop(
-    conversation: Conversation, tools: dict[str, ToolConfig], hooks: ConversationHooks, history: list[Message]
+    conversation: Conversation,
+    tools: dict[str, ToolConfig],
+    hooks: ConversationHooks,
+    history: list[Message],
+    pending: list[ToolCall],
 ) -> ToolLoop:
     options = ChatOptions(**conversation.settings)
     endpoint = conversation.endpoint
@@ -151,7 +186,7 @@ def _loop(
     client = endpoint.client_endpoint(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
     request = build_request(conversation, options, list(tools.values()), history)
     loop_settings = LoopSettings(options.max_round_trips, options.max_invalid_retries, options.approve)
-    return ToolLoop(client, request, tools, hooks, loop_settings)
+    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending)
 
 
 def build_request(
@@ -166,13 +201,33 @@ def build_request(
         base["tool_choice"] = _tool_choice(options.tool_choice)
         base["parallel_tool_calls"] = options.parallel_tool_calls
     system: list[Message] = [{"role": "system", "content": options.system}] if options.system.strip() else []
-    return request_for({**base, "messages": system + answered_only(history)}, tools)
+    return request_for({**base, "messages": system + history}, tools)
 
 
 def _tool_choice(choice: str) -> str | dict[str, Any]:
     if choice in {"auto", "none", "required"}:
         return choice
     return {"type": "function", "function": {"name": choice}}
+
+
+def split_pending(saved: list[tuple[Message, bool]]) -> tuple[list[Message], list[ToolCall]]:
+    """The history to send, and the calls still to answer before calling the model again.
+
+    Calls of the last complete answer that only tool results follow are pending: a run interrupted while answering
+    them goes on with them. A last answer cut off mid-stream (an interruption) is kept on the page but not sent: the
+    model is asked again from the last complete state, as a provider would refuse or continue a half answer.
+    """
+    if saved and saved[-1][0].get("role") == "assistant" and not saved[-1][1]:
+        saved = saved[:-1]
+    history = [message for message, _ in saved]
+    last = max((i for i, m in enumerate(history) if m.get("role") == "assistant"), default=None)
+    if last is None or any(m.get("role") != "tool" for m in history[last + 1 :]):
+        return answered_only(history), []
+    answered = {m.get("tool_call_id") for m in history[last + 1 :]}
+    pending = [c for c in history[last].get("tool_calls") or [] if c["id"] not in answered]
+    if not pending:
+        return answered_only(history), []
+    return [*answered_only(history[:last]), history[last], *history[last + 1 :]], pending
 
 
 def answered_only(history: list[Message]) -> list[Message]:

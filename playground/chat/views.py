@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -37,11 +38,23 @@ def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
     return ChatOptions(endpoint_id=endpoint.pk if endpoint else 0, model=model, tools=tools).to_dict()
 
 
+VIEWER_NOTICE = "You are a viewer in {team}: you can read its conversations but not start one."
+
+
+def _may_start_chats(request: HttpRequest, team: Any) -> bool:
+    membership = membership_for(request.user, team)  # type: ignore[arg-type]
+    return membership is not None and membership.can_edit
+
+
 @require_GET
 @login_required
 def playground(request: HttpRequest) -> HttpResponse:
-    """The latest empty chat of this user, or a new one: the playground always opens ready to type."""
+    """The latest empty chat of this user, or a new one: the playground always opens ready to type. A viewer, who
+    cannot run chats, gets the team's conversations instead (and no draft row is made for them)."""
     team = get_current_team(request)
+    if not _may_start_chats(request, team):
+        messages.info(request, VIEWER_NOTICE.format(team=team.name))
+        return redirect("conversations")
     draft = Conversation.objects.filter(team=team, created_by=request.user, messages__isnull=True).first()
     if draft is None:
         draft = Conversation.objects.create(
@@ -54,6 +67,8 @@ def playground(request: HttpRequest) -> HttpResponse:
 @login_required
 def new_chat(request: HttpRequest) -> HttpResponse:
     team = get_current_team(request)
+    if not _may_start_chats(request, team):
+        return HttpResponseForbidden(VIEWER_NOTICE.format(team=team.name))
     conversation = Conversation.objects.create(
         team=team, created_by=request.user, settings=_default_options(request, team)
     )

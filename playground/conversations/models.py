@@ -21,6 +21,8 @@ class Conversation(models.Model):
         ERROR = "error", "Error"
         STOPPED = "stopped", "Stopped"
         LIMIT = "limit", "Stopped at a limit"
+        # The process running it died (a crash, a restart): what had arrived is saved, and it can be retried.
+        INTERRUPTED = "interrupted", "Interrupted"
 
     team = models.ForeignKey("playground.Team", on_delete=models.CASCADE, related_name="conversations")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
@@ -31,8 +33,10 @@ class Conversation(models.Model):
     model = models.CharField(max_length=200, blank=True)
     settings = models.JSONField(default=default_settings, blank=True)
     tools = models.JSONField(default=list, blank=True)  # ToolConfig snapshots, exactly as the run used them
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.IDLE)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.IDLE)
     status_message = models.TextField(blank=True)
+    # The web process running it (playground.chat.processes), so a dead one's runs are found at once.
+    run_owner = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -86,3 +90,23 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} message {self.position} of {self.conversation_id}"
+
+
+class WireEventBatch(models.Model):
+    """Raw events of a round trip still streaming, saved a batch at a time so a crash loses at most the last one.
+
+    When the round trip ends (or a dead process's run is recovered) the batches become ``RoundTrip.wire_events``
+    and are deleted: appending rows keeps each save as small as the batch, where rewriting one growing list would
+    cost the whole stream again every time.
+    """
+
+    round_trip = models.ForeignKey(RoundTrip, on_delete=models.CASCADE, related_name="event_batches")
+    seq = models.PositiveIntegerField()
+    events = models.JSONField()  # [t_ms, data, event] triples, in order
+
+    class Meta:
+        ordering = ["round_trip", "seq"]
+        constraints = [models.UniqueConstraint(fields=["round_trip", "seq"], name="unique_event_batch_seq")]
+
+    def __str__(self) -> str:
+        return f"events batch {self.seq} of {self.round_trip_id}"

@@ -166,3 +166,15 @@ def test_keyless_endpoints_get_a_placeholder_the_sdks_accept(team: Team) -> None
     assert ollama.client_endpoint().api_key == "no-key"
     ollama.set_api_key("sk-real")
     assert ollama.client_endpoint().api_key == "sk-real"
+
+
+def test_a_viewer_starts_no_conversation(client: Client, team: Team, carol: User) -> None:
+    client.force_login(carol)
+    client.post("/team/switch/", {"team": team.pk})
+    before = Conversation.objects.count()
+    response = client.post("/c/new/")
+    assert response.status_code == 403 and b"viewer in Evals" in response.content
+    opened = client.get("/", follow=True)
+    assert opened.redirect_chain[-1][0] == "/conversations/"
+    assert b"You are a viewer in Evals" in opened.content  # the flash message, rendered by base.html
+    assert Conversation.objects.count() == before

@@ -1,0 +1,41 @@
+"""The open questions of an interrupted run: calls it had asked a person to answer or approve when its process died.
+
+They stay answerable: the page shows them on their cards as a live run's would, and an answer starts the run again
+from there (``service.resume_turn`` with that answer given in advance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playground.chat.service import split_pending
+from playground.conversations.models import Conversation
+from playground.tools.config import ToolConfig
+
+# The answer message each kind of question takes (as on a live run: registry.ActiveRun.control).
+ANSWER_TYPES = {"manual": "tool_result", "approval": "approval"}
+
+
+def open_questions(conversation: Conversation) -> list[dict[str, Any]]:
+    """``tool.awaiting`` frames for the unanswered calls of an interrupted run that need a person."""
+    if conversation.status != Conversation.Status.INTERRUPTED:
+        return []
+    saved = [(m.data, m.complete) for m in conversation.messages.order_by("position")]
+    _, pending = split_pending(saved)
+    tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
+    approve = bool((conversation.settings or {}).get("approve"))
+    frames = []
+    for call in pending:
+        tool = tools.get(call["function"]["name"])
+        kind = "approval" if approve else "manual" if tool is not None and tool.mode == "manual" else None
+        if kind is not None:
+            frames.append(
+                {
+                    "type": "tool.awaiting",
+                    "kind": kind,
+                    "call_id": call["id"],
+                    "name": call["function"]["name"],
+                    "arguments": call["function"]["arguments"],
+                }
+            )
+    return frames

@@ -1,0 +1,166 @@
+"""Nothing lost when a process dies: raw events saved as they stream, dead runs interrupted at once, and resumable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from playground.chat import processes
+from playground.chat.models import RunProcess
+from playground.chat.options import ChatOptions
+from playground.chat.service import TurnRefused, start_turn
+from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
+from playground.endpoints.models import Endpoint
+from tests.chat.conftest import frames_until, next_frame, of_type, open_chat, options
+
+if TYPE_CHECKING:
+
+    from django.contrib.auth.models import User
+    from pytest_django.fixtures import SettingsWrapper
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+DEAD = "elsewhere:4242:deadbeef"
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+    return json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "sim-1",
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+
+def left_by_a_dead_process(conversation: Conversation, *, status: str, history: list[dict[str, Any]]) -> None:
+    """The rows a process leaves behind when it is killed: a claim, and maybe a round trip mid-stream."""
+    endpoint = Endpoint.objects.get(name="Simulated OpenAI")
+    settings = options(tools=["search_docs"], stream=True)
+    conversation.endpoint, conversation.format, conversation.model = endpoint, "openai-chat", "sim-1"
+    conversation.settings = ChatOptions(**{**settings, "approve": False}).to_dict()
+    conversation.tools = [t.config().to_dict() for t in conversation.team.tools.filter(name="search_docs")]
+    conversation.status, conversation.run_owner = status, DEAD
+    conversation.save()
+    for position, message in enumerate(history):
+        Message.objects.create(conversation=conversation, position=position, role=message["role"], data=message)
+    RunProcess.objects.create(id=DEAD, host="elsewhere", pid=4242, beat_at=timezone.now() - timedelta(seconds=60))
+
+
+@database_sync_to_async
+def die_mid_stream(conversation: Conversation) -> None:
+    left_by_a_dead_process(conversation, status="running", history=[{"role": "user", "content": "Say hello"}])
+    request = {"model": "sim-1", "stream": True, "messages": [{"role": "user", "content": "Say hello"}]}
+    rt = RoundTrip.objects.create(conversation=conversation, position=0, format="openai-chat", request=request)
+    events = [[1.0, chunk({"role": "assistant", "content": "Hello"}), None], [2.0, chunk({"content": " wor"}), None]]
+    WireEventBatch.objects.create(round_trip=rt, seq=0, events=events[:1])
+    WireEventBatch.objects.create(round_trip=rt, seq=1, events=events[1:])
+
+
+async def test_a_dead_processs_run_is_interrupted_with_what_had_arrived(
+    conversation: Conversation, alice: User, headers_for: Any
+) -> None:
+    await die_mid_stream(conversation)
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    assert (await chat.receive_json_from())["status"] == "running"
+
+    assert await database_sync_to_async(processes.beat)() == [conversation.pk]
+
+    end = (await frames_until(chat, "run.end"))[-1]
+    assert end["status"] == "interrupted" and "Everything that had arrived is saved" in end["message"]
+    fresh = await Conversation.objects.aget(pk=conversation.pk)
+    assert (fresh.status, fresh.run_owner) == ("interrupted", "")
+    rt = await RoundTrip.objects.aget(conversation=conversation)
+    assert [e["t_ms"] for e in rt.wire_events] == [1.0, 2.0] and not rt.complete
+    assert rt.error["type"] == "interrupted"
+    partial = await Message.objects.aget(conversation=conversation, role="assistant")
+    assert (partial.data["content"], partial.complete, partial.round_trip_id) == ("Hello wor", False, rt.pk)
+    assert not await WireEventBatch.objects.aexists()
+    assert not await RunProcess.objects.filter(id=DEAD).aexists()
+
+    # Retry from here: the model is asked again from the last complete state; the partial answer stays on record.
+    await chat.send_json_to({"type": "retry"})
+    frames = await frames_until(chat, "run.end")
+    assert frames[-1]["status"] == "done"
+    retried = await RoundTrip.objects.aget(conversation=conversation, position=1)
+    assert retried.request["messages"][-1] == {"role": "user", "content": "Say hello"}
+    roles = [m async for m in Message.objects.filter(conversation=conversation).values_list("role", "complete")]
+    assert roles == [("user", True), ("assistant", False), ("assistant", True)]
+    await chat.disconnect()
+
+
+async def test_an_interrupted_runs_question_stays_answerable(
+    conversation: Conversation, alice: User, headers_for: Any
+) -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "search_docs", "arguments": '{"query": "x"}'}}
+    history = [{"role": "user", "content": "/call search_docs"}, {"role": "assistant", "tool_calls": [call]}]
+    await database_sync_to_async(left_by_a_dead_process)(conversation, status="waiting", history=history)
+    await database_sync_to_async(processes.beat)()
+
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    snapshot = await chat.receive_json_from()
+    assert snapshot["status"] == "interrupted"
+    assert [(w["kind"], w["call_id"], w["name"]) for w in snapshot["waiting"]] == [("manual", "call_1", "search_docs")]
+
+    await chat.send_json_to({"type": "approval", "call_id": "call_1", "action": "approve"})  # not what it waits for
+    assert "not waiting for this answer" in (await next_frame(chat))["error"]
+    await chat.send_json_to({"type": "tool_result", "call_id": "call_1", "content": "Found it", "is_error": False})
+    frames = await frames_until(chat, "run.end")
+    assert frames[-1]["status"] == "done"
+    [result] = of_type(frames, "tool.result")
+    assert (result["call_id"], result["content"], result["source"]) == ("call_1", "Found it", "manual")
+    tool = await Message.objects.aget(conversation=conversation, role="tool")
+    assert tool.data == {"role": "tool", "tool_call_id": "call_1", "content": "Found it"}
+    await chat.disconnect()
+
+
+async def test_raw_events_are_saved_while_the_stream_goes_on(
+    conversation: Conversation, alice: User, headers_for: Any, settings: SettingsWrapper
+) -> None:
+    settings.CROSSWIRE_SIMULATOR_PACE_MS = 40
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = "/text " + "words that stream slowly enough to be seen saved " * 6
+    await chat.send_json_to({"type": "send", "text": text, "options": await database_sync_to_async(options)(tools=[])})
+    saved_midway = 0
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        saved_midway = sum([len(b.events) async for b in WireEventBatch.objects.all()])
+        if saved_midway >= 3:
+            break
+    assert saved_midway >= 3, "batches are written while the round trip streams"
+    assert not (await RoundTrip.objects.aget(conversation=conversation)).wire_events
+    await frames_until(chat, "run.end")
+    rt = await RoundTrip.objects.aget(conversation=conversation)
+    assert rt.complete and len(rt.wire_events) > saved_midway
+    assert not await WireEventBatch.objects.aexists(), "the whole replaces the batches"
+    await chat.disconnect()
+
+
+@database_sync_to_async
+def claim_held_by(
+    conversation: Conversation, owner: str, beat_ago_s: float, host: str = "elsewhere", pid: int = 1
+) -> None:
+    conversation.status, conversation.run_owner = "running", owner
+    conversation.save()
+    RunProcess.objects.create(id=owner, host=host, pid=pid, beat_at=timezone.now() - timedelta(seconds=beat_ago_s))
+
+
+async def test_a_live_process_keeps_its_claim_and_a_dead_one_loses_it(conversation: Conversation) -> None:
+    await claim_held_by(conversation, "alive:1:x", beat_ago_s=1)
+    turn = await database_sync_to_async(lambda: ChatOptions(**options(tools=[])))()
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    with pytest.raises(TurnRefused, match="still running"):
+        await start_turn(conversation=fresh, text="hi", options=turn)
+    await RunProcess.objects.filter(id="alive:1:x").aupdate(beat_at=timezone.now() - timedelta(seconds=60))
+    run = await start_turn(conversation=fresh, text="hi", options=turn)
+    await run.task
+    assert (await Conversation.objects.aget(pk=conversation.pk)).status == "done"
+
+
+async def test_at_start_up_a_dead_pid_on_this_host_is_gone_at_once(conversation: Conversation) -> None:
+    # Its beat is fresh (it died a moment ago), but its pid is not alive here, or is this very process's.
+    await claim_held_by(conversation, "restarted", beat_ago_s=0, host=processes.HOST, pid=os.getpid())
+    assert await database_sync_to_async(processes.beat)() == []  # not at a later beat: the timeout rules then
+    assert await database_sync_to_async(processes.beat)(startup=True) == [conversation.pk]
