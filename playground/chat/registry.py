@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import time
@@ -303,7 +304,9 @@ class Registry:
         # that started it: the channel layer is for other processes only.
         for watcher in list(_watching.get(conversation_id, ())):
             watcher.follow(run)
-        run.task = asyncio.create_task(self._run(run, body))
+        # A context of its own: a run started from an HTTP request must not inherit that request's worker thread
+        # (asgiref's executor), which is gone once the response is sent and would break every ORM call after it.
+        run.task = asyncio.create_task(self._run(run, body), context=contextvars.Context())
         return run
 
     async def _run(self, run: ActiveRun, body: Callable[[ActiveRun], Awaitable[None]]) -> None:

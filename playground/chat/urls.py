@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.playground, name="playground"),
     path("c/new/", views.new_chat, name="chat-new"),
     path("c/<int:pk>/", views.chat, name="chat"),
+    path("c/<int:pk>/retry/", views.retry, name="chat-retry"),
     path("c/<int:pk>/transcript/", views.transcript_partial, name="chat-transcript"),
     path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),
 ]

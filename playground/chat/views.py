@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
@@ -12,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from playground.chat.options import ChatOptions
 from playground.chat.registry import REGISTRY
-from playground.chat.service import visible_endpoints
+from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.conversations.models import Conversation
 from playground.conversations.present import round_trip_view, transcript
 from playground.teams.access import get_current_team, membership_for
@@ -112,3 +113,19 @@ def transcript_partial(request: HttpRequest, pk: int) -> HttpResponse:
 def panes_partial(request: HttpRequest, pk: int) -> HttpResponse:
     conversation, can_edit = _get_conversation_for_user(request, pk)
     return render(request, "chat/page.html#panes", _context(request, conversation, can_edit))
+
+
+@require_POST
+@login_required
+async def retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """Retry from here, as a plain form: the run starts in this process and the page opens on it."""
+    conversation, can_edit = await sync_to_async(_get_conversation_for_user)(request, pk)
+    if not can_edit:
+        return HttpResponseForbidden("Viewers can read this conversation but not run it.")
+    try:
+        await resume_turn(conversation=conversation)
+    except TurnRefused as exc:
+        await sync_to_async(messages.error)(request, str(exc))
+    else:
+        await sync_to_async(messages.success)(request, "Retrying from the last complete message.")
+    return redirect("chat", pk=pk)

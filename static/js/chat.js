@@ -13,6 +13,7 @@
   var composer = document.getElementById("composer");
   var sendButton = document.getElementById("send");
   var stopButton = document.getElementById("stop");
+  var retryForm = document.getElementById("retry-form");
 
   // ---- small DOM helpers -------------------------------------------------------------------------------------
   function el(tag, cls, text) {
@@ -42,8 +43,12 @@
       state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
     });
     socket.addEventListener("message", function (event) { handleMessage(JSON.parse(event.data)); });
-    socket.addEventListener("close", function () {
+    socket.addEventListener("close", function (event) {
       root.dataset.connected = "0";
+      if (event.code === 4403) { // access lost (removed from the team, signed out): reconnecting cannot help
+        showError("You no longer have access to this conversation. Reload the page to sign in again.");
+        return;
+      }
       setTimeout(connect, state.backoff);
       state.backoff = Math.min(state.backoff * 2, 10000);
     });
@@ -102,6 +107,7 @@
     box.querySelector(".run-label").textContent = frame.label || frame.status;
     box.querySelector(".run-message").textContent = frame.message || "";
     setRunning(frame.status === "running" || frame.status === "waiting");
+    if (retryForm) retryForm.hidden = frame.status !== "interrupted";
   }
   function onSnapshot(frame) {
     root.dataset.connected = "1";
@@ -128,7 +134,8 @@
     refresh("panes", function () { livePanes.textContent = ""; state.rts = {}; });
   }
   function statusLabel(status) {
-    return { done: "Done", error: "Error", stopped: "Stopped", limit: "Stopped at a limit" }[status] || status;
+    return { done: "Done", error: "Error", stopped: "Stopped", limit: "Stopped at a limit",
+      interrupted: "Interrupted" }[status] || status;
   }
   function refresh(which, then) {
     var url = which === "transcript" ? root.dataset.transcriptUrl : root.dataset.panesUrl;

@@ -46,9 +46,11 @@
         showRoundTrip(Math.max(1, Math.round(performance.now() - sentAt)));
       }
     });
-    socket.addEventListener("close", function () {
+    socket.addEventListener("close", function (event) {
       clearInterval(pingTimer);
       show("offline");
+      // Signed out (here or in another tab) or access withdrawn: the next page load asks to sign in again.
+      if (event.code === 4403) { location.reload(); return; }
       setTimeout(function () {
         show("connecting");
         connect();

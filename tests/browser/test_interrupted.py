@@ -1,0 +1,57 @@
+"""A saved conversation page: no stray text, flash messages shown, and an interrupted run retried from the page."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.conftest import DemoServer
+from tests.helpers import manage
+
+pytestmark = pytest.mark.browser
+
+# What a web process leaves behind when it dies mid-answer, then recovered: an interrupted conversation of the demo
+# user's personal team, with the partial answer saved as incomplete.
+INTERRUPTED = """
+from playground.chat.options import ChatOptions
+from playground.conversations.models import Conversation, Message
+from playground.endpoints.models import Endpoint
+from playground.teams.access import ensure_personal_team
+from django.contrib.auth.models import User
+demo = User.objects.get(username="demo")
+endpoint = Endpoint.objects.get(name="Simulated OpenAI")
+conversation = Conversation.objects.create(
+    team=ensure_personal_team(demo), created_by=demo, title="Cut off by a restart", endpoint=endpoint,
+    endpoint_name=endpoint.name, format="openai-chat", model="sim-1", status="interrupted",
+    status_message="The server process running this conversation stopped (a restart or a crash).",
+    settings=ChatOptions(endpoint_id=endpoint.pk, model="sim-1").to_dict(),
+)
+Message.objects.create(conversation=conversation, position=0, role="user", data={"role": "user", "content": "Say hi"})
+Message.objects.create(conversation=conversation, position=1, role="assistant",
+                       data={"role": "assistant", "content": "Hi th"}, complete=False)
+print(conversation.pk)
+"""
+
+
+async def test_an_interrupted_conversation_is_shown_plainly_and_retried(
+    signed_in: Page, daphne_server: DemoServer
+) -> None:
+    page = signed_in
+    made = await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-v", "0", "-c", INTERRUPTED)
+    pk = int(made.stdout.split()[-1])
+    await page.goto(f"/c/{pk}/")
+    body = await page.locator("body").inner_text()
+    assert "MessageView(" not in body and "RoundTripView(" not in body, "no Python objects on the page"
+    await expect(page.locator(".flash, .messages, [role=alert]")).to_have_count(0)
+    status = page.get_by_test_id("run-status")
+    await expect(status).to_have_attribute("data-status", "interrupted")
+    await expect(status).to_contain_text("Interrupted")
+    await expect(page.get_by_test_id("message").last).to_contain_text("Hi th")
+
+    await page.get_by_test_id("retry-button").click()
+    await expect(page.get_by_text("Retrying from the last complete message.")).to_be_visible()
+    await expect(status).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(page.get_by_test_id("retry-button")).to_be_hidden()
+    await expect(page.get_by_test_id("message")).to_have_count(3)
