@@ -56,6 +56,9 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
         raise TurnRefused(STILL_RUNNING)
     if not text.strip():
         raise TurnRefused("Type a message first.")
+    size, limit = len(text.encode("utf-8", "surrogatepass")), settings.CROSSWIRE_MAX_MESSAGE_BYTES
+    if size > limit:
+        raise TurnRefused(f"This message is {size // 1024:,} KiB; the limit is {limit // 1024:,} KiB.")
     endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")

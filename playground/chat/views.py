@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
@@ -91,6 +92,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "transcript_messages": transcript(conversation, saved, {rt.pk: rt for rt in round_trips}),
         "message_count": len(saved),
         "round_trips": [round_trip_view(rt) for rt in round_trips],
+        "max_message_bytes": settings.CROSSWIRE_MAX_MESSAGE_BYTES,
     }
 
 

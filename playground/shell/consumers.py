@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import secrets
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -55,6 +57,17 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if self.user_group_name:
             await self.channel_layer.group_discard(self.user_group_name, self.channel_name)
 
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        """Every message leaves under the frame limit: a bigger one goes as parts the page puts back together
+        (daphne refuses to send a message over 1 MiB, and the socket would stop streaming; docs/websocket.md)."""
+        if text_data is not None:
+            limit = settings.CROSSWIRE_MAX_FRAME_BYTES
+            if len(text_data) * 4 > limit and len(text_data.encode()) > limit:
+                for part in split_message(text_data, limit):
+                    await super().send(text_data=part)
+                return
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         """Frames are JSON text within the limits; anything else is answered with an error and the socket lives on."""
         if text_data is None:
@@ -98,3 +111,20 @@ class RefusedConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         await self.close(code=CLOSE_UNAUTHENTICATED)
+
+
+def split_message(text: str, limit: int) -> list[str]:
+    """``text`` as ``part`` messages of at most ``limit`` bytes each, in order, under one id."""
+    # A character is at most 4 bytes in UTF-8, and escaping inside a JSON string at most doubles an ASCII one:
+    # this many characters always fit with the envelope.
+    size = max(1, (limit - 200) // 8)
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    message_id = secrets.token_hex(6)
+    return [
+        json.dumps(
+            {"type": "part", "id": message_id, "seq": n, "last": n == len(chunks) - 1, "data": chunk},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        for n, chunk in enumerate(chunks)
+    ]

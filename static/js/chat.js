@@ -42,7 +42,7 @@
       // Whatever was sent while (re)connecting goes now, in order.
       state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
     });
-    socket.addEventListener("message", function (event) { handleMessage(JSON.parse(event.data)); });
+    socket.addEventListener("message", function (event) { receive(JSON.parse(event.data)); });
     socket.addEventListener("close", function (event) {
       root.dataset.connected = "0";
       if (event.code === 4403) { // access lost (removed from the team, signed out): reconnecting cannot help
@@ -60,6 +60,17 @@
       state.outbox.push(message); // sent as soon as the socket opens
     }
     return true;
+  }
+
+  // A message too big for one WebSocket frame comes as parts (docs/websocket.md): put it back together, then draw it.
+  var parts = {};
+  function receive(data) {
+    if (Array.isArray(data) || data.type !== "part") { handleMessage(data); return; }
+    var pieces = parts[data.id] = parts[data.id] || [];
+    pieces[data.seq] = data.data;
+    if (!data.last) return;
+    delete parts[data.id];
+    handleMessage(JSON.parse(pieces.join("")));
   }
 
   var handlers = {
@@ -424,11 +435,18 @@
   }
   function submit() {
     if (state.running || !composer.value.trim()) return;
+    var size = new TextEncoder().encode(composer.value).length;
+    var limit = parseInt(root.dataset.maxMessageBytes, 10);
+    if (size > limit) { // refused here, text kept: the server would refuse it, and daphne drop it past 1 MiB
+      showError("This message is " + kib(size) + "; the limit is " + kib(limit) + ". Shorten it and send again.");
+      return;
+    }
     state.pendingText = composer.value;
     send({ type: "send", text: composer.value, options: options() });
     composer.value = "";
     setRunning(true);
   }
+  function kib(bytes) { return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MiB" : Math.ceil(bytes / 1024) + " KiB"; }
   function fillModels() {
     var select = document.getElementById("opt-endpoint");
     var list = document.getElementById("opt-models");
