@@ -80,19 +80,72 @@ def load_simulator() -> ASGIApp:
 
 
 class SimulatorGate:
-    """Unless the simulator is open (local mode), only requests with the app's own simulator key get through."""
+    """The simulator as mounted in the app: only the app's own runs may use it unless it is open (local mode), and
+    its deliberate connection cuts (``sim-cut``) end the response at once under daphne too.
+
+    daphne cannot drop a connection for an application: an app that raises mid-response leaves the client waiting
+    for the rest until its read timeout (120 s). So a cut ends the body here instead: a stream stops short of its end
+    marker, and a JSON body stops short of its end (sent without the Content-Length it would then break), which the
+    client reports as a cut connection, as it does against the standalone simulator.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not settings.CROSSWIRE_SIMULATOR_OPEN and not _has_key(scope):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if not settings.CROSSWIRE_SIMULATOR_OPEN and not _has_key(scope):
             body = b'{"error": {"type": "authentication_error", "message": "This simulator serves this server only."}}'
             headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": 401, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        await self.app(scope, receive, send)
+        await _CutAware(send).run(self.app, scope, receive)
+
+
+class _CutAware:
+    """Forwards the app's messages; a body that announced its length is held until complete, so a cut can still
+    take the announcement back."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.start: MutableMapping[str, Any] | None = None  # held while a sized body is incomplete
+        self.held: list[bytes] = []
+        self.started = False
+
+    async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
+        from providers.simulator.streams import ConnectionCut
+
+        try:
+            await app(scope, receive, self.forward)
+        except ConnectionCut:
+            await self.cut()
+
+    async def forward(self, message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            if any(name.lower() == b"content-length" for name, _ in message.get("headers", [])):
+                self.start = message
+                return
+            self.started = True
+        elif message["type"] == "http.response.body" and self.start is not None:
+            self.held.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            start, self.start = self.start, None
+            await self.send(start)
+            self.started = True
+            message = {"type": "http.response.body", "body": b"".join(self.held), "more_body": False}
+        await self.send(message)
+
+    async def cut(self) -> None:
+        if self.start is not None:  # a sized body cut short: send what there was, unsized, and end it
+            headers = [(n, v) for n, v in self.start.get("headers", []) if n.lower() != b"content-length"]
+            await self.send({**self.start, "headers": headers})
+            await self.send({"type": "http.response.body", "body": b"".join(self.held), "more_body": True})
+        if self.start is not None or self.started:
+            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _has_key(scope: Scope) -> bool:

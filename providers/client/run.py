@@ -34,6 +34,9 @@ class RequestSent:
 
 
 Update = RequestSent | WireEvent | ev.Event
+CUT_SHORT = ProviderError(
+    "connection", "The stream ended before the provider finished its answer (no end marker).", retryable=True
+)
 Emit = Callable[[Update], Awaitable[None]]
 
 
@@ -135,6 +138,10 @@ class RoundTripRun:
         for sse in parser.close():
             await self._on_sse(decoder, sse.event, sse.data, sse)
         await self._deliver(decoder.close())
+        if not self.acc.ended and self.acc.finish is None:
+            # The body ended cleanly but the provider never said it was done (no finish, no end marker): a proxy
+            # or server cut it short. Whatever arrived is kept; the run must not take it for a whole answer.
+            await self._fail(CUT_SHORT)
 
     async def _on_sse(self, decoder: StreamDecoder, name: str | None, data: str, sse: Any) -> None:
         clean = self.scrubber.text(data)
