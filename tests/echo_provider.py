@@ -28,8 +28,13 @@ def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
     return f"data: {json.dumps(body)}\n\n"
 
 
+# Every Authorization header received, in order: tests check what reached the provider (and what never did).
+RECEIVED: list[str] = []
+
+
 async def _completions(request: Request) -> Response:
     body = await request.json()
+    RECEIVED.append(request.headers.get("authorization", ""))
     authorization = request.headers.get("authorization", "")
     key = authorization.removeprefix("Bearer ")
     if body.get("model") == "echo-401":

@@ -18,6 +18,7 @@ from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
 from playground.chat.registry import REGISTRY, ActiveRun
 from playground.conversations.models import Conversation
+from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
@@ -62,6 +63,7 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
     endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
+    await _check_policy(endpoint)
     tools = [t.config() async for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
@@ -74,6 +76,13 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
     except BaseException:
         await _release(conversation)
         raise
+
+
+async def _check_policy(endpoint: Endpoint) -> None:
+    """The allow-list as it is now: an endpoint saved before it was narrowed gets no request, and no key."""
+    refusal = await database_sync_to_async(refusal_for)(endpoint)
+    if refusal:
+        raise TurnRefused(f"{endpoint.name} cannot be used: {refusal}")
 
 
 async def _claim(conversation: Conversation) -> None:
@@ -121,8 +130,10 @@ async def resume_turn(*, conversation: Conversation, answers: dict[str, dict[str
     answer given to a question the interrupted run had asked (``answers``: call id -> the answer message)."""
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
-    if conversation.endpoint_id is None or not conversation.settings:
+    endpoint = await Endpoint.objects.filter(pk=conversation.endpoint_id).afirst()
+    if endpoint is None or not conversation.settings:
         raise TurnRefused("There is nothing to retry yet: send a message first.")
+    await _check_policy(endpoint)
     await _claim(conversation)
     try:
         return await REGISTRY.start(
