@@ -160,7 +160,7 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
-            run = await resume_turn(conversation=conversation, answers=answers)
+            run = await resume_turn(conversation=conversation, answers=answers, user=self.scope["user"])
         except TurnRefused as exc:
             await self.send_json({"type": "error", "error": str(exc)})
             return
@@ -187,7 +187,9 @@ class ChatConsumer(ConversationConsumer):
             return
         conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
-            run = await start_turn(conversation=conversation, text=str(content.get("text") or ""), options=options)
+            run = await start_turn(
+                conversation=conversation, text=str(content.get("text") or ""), options=options, user=self.scope["user"]
+            )
         except TurnRefused as exc:
             await self.send_json({"type": "error", "error": str(exc)})
             return

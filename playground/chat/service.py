@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -42,6 +42,9 @@ RUN_STALE_AFTER_S = 90  # a running or waiting conversation not touched for this
 
 logger = logging.getLogger(__name__)
 
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
 
 class TurnRefused(Exception):
     """The turn cannot start; the message says why, for the page."""
@@ -51,7 +54,9 @@ def visible_endpoints(team: Team) -> Any:
     return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True))
 
 
-async def start_turn(*, conversation: Conversation, text: str, options: ChatOptions) -> ActiveRun:
+async def start_turn(
+    *, conversation: Conversation, text: str, options: ChatOptions, user: AbstractBaseUser | None = None
+) -> ActiveRun:
     """Save the user's message and the chat's settings, then start the loop in the background."""
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
@@ -64,11 +69,12 @@ async def start_turn(*, conversation: Conversation, text: str, options: ChatOpti
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
     await _check_policy(endpoint)
+    await _check_user_runs(conversation, user)
     tools = [t.config() async for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
-    await _claim(conversation)
+    await _claim(conversation, user)
     try:
         await _configure(conversation, endpoint, options, tools, text)
         await append_message(conversation, {"role": "user", "content": text})
@@ -85,7 +91,22 @@ async def _check_policy(endpoint: Endpoint) -> None:
         raise TurnRefused(f"{endpoint.name} cannot be used: {refusal}")
 
 
-async def _claim(conversation: Conversation) -> None:
+async def _check_user_runs(conversation: Conversation, user: AbstractBaseUser | None) -> None:
+    """A person holds at most CROSSWIRE_MAX_RUNS_PER_USER runs at once, across conversations and processes."""
+    if user is None:
+        return
+    limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
+    rows = Conversation.objects.filter(run_by=user, status__in=BUSY).exclude(pk=conversation.pk)
+    held = [row async for row in rows.values("status", "run_owner", "updated_at")]
+    alive = sum([await database_sync_to_async(_holder_alive)(row) for row in held])
+    if alive >= limit:
+        raise TurnRefused(
+            f"You have {alive} run{'s' if alive != 1 else ''} going already (at most {limit} at once): "
+            "stop one or wait for one to finish."
+        )
+
+
+async def _claim(conversation: Conversation, user: AbstractBaseUser | None = None) -> None:
     """One run per conversation across every web process: the database row is the lock, marked with the process
     that holds it. A run whose process is gone (playground.chat.processes) no longer holds it."""
     row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
@@ -96,10 +117,16 @@ async def _claim(conversation: Conversation) -> None:
     # Only if nobody claimed it in between: the same status and holder as just read.
     claimed = await Conversation.objects.filter(
         pk=conversation.pk, status=row["status"], run_owner=row["run_owner"]
-    ).aupdate(status=Conversation.Status.RUNNING, status_message="", run_owner=PROCESS_ID, updated_at=timezone.now())
+    ).aupdate(
+        status=Conversation.Status.RUNNING,
+        status_message="",
+        run_owner=PROCESS_ID,
+        run_by=user,
+        updated_at=timezone.now(),
+    )
     if not claimed:
         raise TurnRefused(STILL_RUNNING)
-    conversation.status, conversation.run_owner = Conversation.Status.RUNNING, PROCESS_ID
+    conversation.status, conversation.run_owner, conversation.run_by = Conversation.Status.RUNNING, PROCESS_ID, user
 
 
 def _holder_alive(row: dict[str, Any]) -> bool:
@@ -125,7 +152,12 @@ async def _configure(
     await conversation.asave()
 
 
-async def resume_turn(*, conversation: Conversation, answers: dict[str, dict[str, Any]] | None = None) -> ActiveRun:
+async def resume_turn(
+    *,
+    conversation: Conversation,
+    answers: dict[str, dict[str, Any]] | None = None,
+    user: AbstractBaseUser | None = None,
+) -> ActiveRun:
     """Go on from the saved history with no new message: Retry from here after an interruption or an error, or an
     answer given to a question the interrupted run had asked (``answers``: call id -> the answer message)."""
     if REGISTRY.is_running(conversation.pk):
@@ -134,7 +166,8 @@ async def resume_turn(*, conversation: Conversation, answers: dict[str, dict[str
     if endpoint is None or not conversation.settings:
         raise TurnRefused("There is nothing to retry yet: send a message first.")
     await _check_policy(endpoint)
-    await _claim(conversation)
+    await _check_user_runs(conversation, user)
+    await _claim(conversation, user)
     try:
         return await REGISTRY.start(
             conversation.pk, lambda run: run_conversation(conversation.pk, run, answers=answers or {})

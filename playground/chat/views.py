@@ -125,7 +125,7 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
     if not can_edit:
         return HttpResponseForbidden("Viewers can read this conversation but not run it.")
     try:
-        await resume_turn(conversation=conversation)
+        await resume_turn(conversation=conversation, user=request.user)
     except TurnRefused as exc:
         await sync_to_async(messages.error)(request, str(exc))
     else:

@@ -26,6 +26,10 @@ class Conversation(models.Model):
 
     team = models.ForeignKey("playground.Team", on_delete=models.CASCADE, related_name="conversations")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    # Who started the run in flight: a person may hold only so many at once (CROSSWIRE_MAX_RUNS_PER_USER).
+    run_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     title = models.CharField(max_length=200, blank=True)
     endpoint = models.ForeignKey("playground.Endpoint", null=True, blank=True, on_delete=models.SET_NULL)
     endpoint_name = models.CharField(max_length=100, blank=True)  # kept if the endpoint is deleted

@@ -164,3 +164,29 @@ async def test_at_start_up_a_dead_pid_on_this_host_is_gone_at_once(conversation:
     await claim_held_by(conversation, "restarted", beat_ago_s=0, host=processes.HOST, pid=os.getpid())
     assert await database_sync_to_async(processes.beat)() == []  # not at a later beat: the timeout rules then
     assert await database_sync_to_async(processes.beat)(startup=True) == [conversation.pk]
+
+
+async def test_a_person_holds_only_so_many_runs_at_once(
+    conversation: Conversation, alice: User, headers_for: Any, settings: SettingsWrapper
+) -> None:
+    settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
+    second = await Conversation.objects.acreate(team_id=conversation.team_id, created_by=alice)
+    headers = await database_sync_to_async(headers_for)(alice)
+    first_chat, second_chat = await open_chat(conversation.pk, headers), await open_chat(second.pk, headers)
+    await first_chat.receive_json_from()
+    await second_chat.receive_json_from()
+    waiting = await database_sync_to_async(options)(tools=["search_docs"])
+    await first_chat.send_json_to({"type": "send", "text": "/call search_docs", "options": waiting})
+    await frames_until(first_chat, "tool.awaiting")  # a run that holds on, waiting for a person
+
+    await second_chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
+    refused = await next_frame(second_chat)
+    assert refused["error"] == "You have 1 run going already (at most 1 at once): stop one or wait for one to finish."
+    assert await second.messages.acount() == 0
+
+    await first_chat.send_json_to({"type": "stop"})
+    await frames_until(first_chat, "run.end")
+    await second_chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
+    assert (await frames_until(second_chat, "run.end"))[-1]["status"] == "done"
+    await first_chat.disconnect()
+    await second_chat.disconnect()
