@@ -67,8 +67,9 @@ def ok_json(process: subprocess.CompletedProcess[str]) -> Any:
 
 
 def one_line_error(process: subprocess.CompletedProcess[str]) -> str:
-    assert process.returncode == 2
-    assert process.stdout == ""
+    assert process.returncode == 2, process.stderr
+    assert "Traceback" not in process.stdout + process.stderr
+    assert process.stdout == ""  # stricter than "valid JSON": nothing is printed before the failure is known
     lines = process.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), process.stderr
     return lines[0]
@@ -256,6 +257,116 @@ def test_anthropic_error_body_is_a_success() -> None:
     body = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}'
     output = ok_json(run("decode", "--format", "anthropic", stdin=body))
     assert output["error"] == {"type": "overloaded", "message": "Overloaded"}
+
+
+# --- crafted input: one error line and exit 2, never a traceback or non-JSON on stdout --------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE_INT = "1" * 5000
+
+
+def request_with(field: str, raw_value: str) -> bytes:
+    """A valid request whose ``field`` is spliced in as raw JSON text (what json.dumps could not write)."""
+    return f'{{"model": "m", "messages": [{{"role": "user", "content": "hi"}}], "{field}": {raw_value}}}'.encode()
+
+
+@pytest.mark.parametrize("command", ["decode", "import", "encode"])
+@pytest.mark.parametrize(
+    ("raw_value", "says"),
+    [
+        pytest.param(DEEP, "nested too deeply", id="deep"),
+        pytest.param(HUGE_INT, "too many digits", id="5000-digits"),
+        pytest.param('"\\ud800"', "lone surrogate", id="surrogate"),
+        pytest.param("1e999", "too large", id="infinity"),
+        pytest.param("-1e999", "too large", id="minus-infinity"),
+        pytest.param("NaN", "NaN is not valid JSON", id="nan"),
+    ],
+)
+def test_crafted_json_is_refused_in_one_line(command: str, raw_value: str, says: str) -> None:
+    line = one_line_error(run(command, "--format", "openai-chat", stdin=request_with("temperature", raw_value)))
+    assert says in line
+
+
+def test_infinite_temperature_is_never_printed_as_infinity() -> None:
+    for name in AVAILABLE:
+        for command in ("import", "encode"):
+            process = run(command, "--format", name, stdin=request_with("temperature", "1e999"))
+            assert "Infinity" not in process.stdout
+            assert "too large" in one_line_error(process)
+
+
+def test_crafted_tool_arguments_cannot_reach_the_output() -> None:
+    # Anthropic encoding parses the argument string into an object: what it holds must still print as strict JSON.
+    for arguments, says in [('{"a": 1e999}', "not JSON compliant"), ('{"a": "\\ud800"}', "lone surrogate")]:
+        request = {
+            "model": "m",
+            "messages": [{"role": "assistant", "content": None, "tool_calls": [call("c", arguments)]}],
+        }
+        line = one_line_error(run("encode", "--format", "anthropic", stdin=json.dumps(request).encode()))
+        assert "cannot write the result as JSON" in line and says in line
+
+
+@pytest.mark.parametrize("deltas", [[], ["--deltas"]])
+def test_crafted_stream_chunks_are_refused_in_one_line(deltas: list[str]) -> None:
+    surrogate = b'data: {"id": "x", "choices": [{"index": 0, "delta": {"content": "\\ud800"}}]}\n\ndata: [DONE]\n\n'
+    assert "lone surrogate" in one_line_error(run("decode", "--format", "openai-chat", *deltas, stdin=surrogate))
+    deep = b"data: " + DEEP.encode() + b"\n\n"
+    assert "nested too deeply" in one_line_error(run("decode", "--format", "openai-chat", *deltas, stdin=deep))
+    infinite = ANTHROPIC_STREAM.replace(b'"input_tokens": 10', b'"input_tokens": 1e999')
+    one_line_error(run("decode", "--format", "anthropic", *deltas, stdin=infinite))
+
+
+def test_deep_error_body_with_a_status_is_refused_in_one_line() -> None:
+    for name in AVAILABLE:
+        process = run("decode", "--format", name, "--status", "500", stdin=DEEP.encode())
+        assert "nested too deeply" in one_line_error(process)
+
+
+def test_a_value_of_the_wrong_type_is_refused_in_one_line() -> None:
+    # Valid JSON and valid SSE; the text of a text delta is a number, which only folding the stream trips over.
+    stream = ANTHROPIC_STREAM.replace(b'"text": "Checking."', b'"text": 5')
+    assert "cannot translate input" in one_line_error(run("decode", "--format", "anthropic", stdin=stream))
+
+
+def test_input_over_the_limit_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    body = request_with("seed", "1")
+    exact = tmp_path / "exact.json"
+    exact.write_bytes(body)
+    assert ok_json(run("import", "--format", "openai-chat", "--max-bytes", str(len(body)), str(exact)))["model"] == "m"
+    line = one_line_error(run("import", "--format", "openai-chat", "--max-bytes", str(len(body) - 1), str(exact)))
+    assert f"larger than the limit of {len(body) - 1:,} bytes" in line
+    # An endless file ends as an error, not as a hang or an exhausted memory: at most limit + 1 bytes are read.
+    assert "larger than the limit" in one_line_error(run("decode", "--format", "openai-chat", "/dev/zero"))
+
+
+def test_stdin_over_the_limit_is_refused_before_it_ends() -> None:
+    command = [sys.executable, "-m", "providers", "decode", "--format", "openai-chat", "--max-bytes", "1000"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as process:
+        assert process.stdin is not None and process.stderr is not None
+        process.stdin.write(b" " * 2000)
+        process.stdin.flush()  # and the pipe stays open: the CLI must not wait for its end
+        assert process.wait(timeout=60) == 2
+        assert process.stderr.read() == b"error: input is larger than the limit of 1,000 bytes (see --max-bytes)\n"
+        process.stdin.close()
+
+
+def test_the_default_limit_is_16_mib() -> None:
+    from providers.cli import DEFAULT_MAX_BYTES
+
+    assert DEFAULT_MAX_BYTES == 16 * 1024 * 1024
+    huge = b" " * DEFAULT_MAX_BYTES + b"{}"
+    assert "larger than the limit of 16,777,216 bytes" in one_line_error(
+        run("import", "--format", "openai-chat", stdin=huge)
+    )
+
+
+def test_a_note_quoting_crafted_text_stays_on_one_line() -> None:
+    body = request_with("x\\u001b[2J\\nnote: forged", "1")
+    process = run("import", "--format", "anthropic", stdin=body)
+    assert ok_json(process)["provider_data"]["fields"] == {"x\x1b[2J\nnote: forged": 1}
+    assert process.stderr.splitlines() == [
+        "note: request fields kept in provider_data for anthropic: x\\x1b[2J\\nnote: forged"
+    ]
 
 
 def call(call_id: str, arguments: str = "{}") -> dict[str, Any]:
