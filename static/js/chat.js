@@ -476,6 +476,9 @@
       send({ type: "stop" });
     });
   }
+  var optionsForm = document.getElementById("chat-options");
+  // The settings are sent with each message; the form itself is never submitted (Enter in a field must not reload).
+  if (optionsForm) optionsForm.addEventListener("submit", function (event) { event.preventDefault(); });
   var endpointSelect = document.getElementById("opt-endpoint");
   function showFormat() {
     var label = document.getElementById("wire-format");
