@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -87,13 +88,37 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         watch(self.conversation.pk, self)  # a run started from now on feeds this socket directly
         if REGISTRY.get(self.conversation.pk) is None and layer_is_shared():
-            await self._ask_for_batches()  # a run may be going on in another process: it sends batches from now on
+            # A run may be going on in another process: it sends batches from now on, and first what it has so far.
+            await self._ask_for_batches(replay=True)
         self.saved = await self._saved_state()
 
-    async def _ask_for_batches(self) -> None:
+    async def _ask_for_batches(self, *, replay: bool = False) -> None:
+        """Tell a run held elsewhere that this socket watches; ``replay``: and send the round trip so far."""
         assert self.conversation is not None
         self.asked = True
-        await send_control(self.conversation.pk, {"type": "watch", "channel": self.channel_name})
+        kind = "sync" if replay else "watch"
+        await send_control(self.conversation.pk, {"type": kind, "channel": self.channel_name})
+
+    async def conversation_sync(self, event: dict[str, Any]) -> None:
+        """A run elsewhere replays what it has so far: the page redraws it as a snapshot, then batches follow."""
+        self.asked_run_ids = (*self.asked_run_ids, event["run_id"])[-RUNS_REMEMBERED:]
+        saved = await self._saved_state()
+        saved.pop("questions", None)
+        await self.send_json(
+            {"type": "snapshot", "running": True, **saved, "frames": event["frames"], "waiting": event["waiting"]}
+        )
+
+    async def layer_lost(self) -> None:
+        await self.send_json({"type": "connection", "state": "reconnecting"})
+
+    async def layer_back(self) -> None:
+        """Back after the layer was away: the saved state now, then a run held elsewhere replays its round trip."""
+        assert self.conversation is not None
+        run = REGISTRY.get(self.conversation.pk)
+        await self.send_json(self._snapshot(run, await self._saved_state()))
+        if run is None:
+            with contextlib.suppress(Exception):
+                await self._ask_for_batches(replay=True)
 
     def follow(self, run: ActiveRun) -> None:
         """Get the run's frames straight from it (and ignore the same frames arriving as batches)."""

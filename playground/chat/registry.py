@@ -43,6 +43,9 @@ COALESCE_S = 0.025
 # was open before the run gets its first frames this way, and answers with a ``watch``.
 REMOTE_GRACE_S = 1.0
 BATCH_TYPE = "conversation.batch"
+SYNC_TYPE = "conversation.sync"  # a run's replay of its round trip so far, to one socket of another process
+LISTEN_RETRY_S = 0.5
+LISTEN_RETRY_MAX_S = 5.0
 CONTROL_TYPE = "run.control"
 
 logger = logging.getLogger(__name__)
@@ -117,6 +120,7 @@ class ActiveRun:
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
+    _syncs: set[asyncio.Task[None]] = field(default_factory=set)  # replays on their way to sockets elsewhere
 
     def subscribe(self, send: Subscriber) -> None:
         """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
@@ -194,7 +198,12 @@ class ActiveRun:
         while self._outbox:
             frames, self._outbox = self._outbox, []
             message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
-            await get_channel_layer().group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+            try:
+                await get_channel_layer().group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
+            except Exception:
+                # The layer (Redis) is away. The run goes on, saved as it happens; sockets of other processes lost
+                # their connection with it and get a fresh snapshot when they reconnect, so these are dropped.
+                logger.warning("conversation %s: a batch could not cross the channel layer", self.conversation_id)
 
     def _batch_wanted(self) -> bool:
         """Whether a socket may need the frame through the layer: one here that is not fed directly, or, with a
@@ -216,6 +225,24 @@ class ActiveRun:
             self._flusher = asyncio.create_task(self._flush_soon())
             await asyncio.shield(self._flusher)
 
+    async def _sync(self, channel: str) -> None:
+        """Replay the round trip in flight to one socket of another process (one that just opened, or whose layer
+        came back): batches queued before go first, so after this replay the socket misses nothing."""
+        try:
+            await self.flush()
+            frames = list(self.round_trip_frames) if self.in_flight else []
+            message = {
+                "type": SYNC_TYPE,
+                "run_id": self.run_id,
+                "frames": frames,
+                "waiting": list(self.waiting.values()),
+            }
+            await get_channel_layer().send(channel, message)  # type: ignore[union-attr]
+        except Exception:
+            logger.warning("conversation %s: could not replay the run to a socket elsewhere", self.conversation_id)
+        finally:
+            self._syncs.discard(asyncio.current_task())  # type: ignore[arg-type]
+
     async def wait_for_answer(self, call_id: str, frame: Frame) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.answers[call_id], self.waiting[call_id] = future, frame
@@ -234,8 +261,22 @@ class ActiveRun:
         self._listener = asyncio.create_task(self._receive(layer))
 
     async def _receive(self, layer: Any) -> None:
+        backoff = LISTEN_RETRY_S
         while True:
-            event = await layer.receive(self._channel)
+            try:
+                event = await layer.receive(self._channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # The layer (Redis) went away: keep running, and listen again once it is back, so Stop and answers
+                # from any process work again.
+                logger.warning("conversation %s: control channel lost; listening again", self.conversation_id)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, LISTEN_RETRY_MAX_S)
+                with contextlib.suppress(Exception):
+                    await layer.group_add(control_group(self.conversation_id), self._channel)
+                continue
+            backoff = LISTEN_RETRY_S
             if event.get("type") == CONTROL_TYPE:
                 self.control(event["message"])
 
@@ -245,6 +286,10 @@ class ActiveRun:
             self.stop()
         elif kind == "watch":
             self.remote_watchers.add(str(message.get("channel")))
+        elif kind == "sync":
+            channel = str(message.get("channel"))
+            self.remote_watchers.add(channel)
+            self._syncs.add(asyncio.get_running_loop().create_task(self._sync(channel)))
         elif kind == "unwatch":
             self.remote_watchers.discard(str(message.get("channel")))
         elif kind in {"tool_result", "approval"}:
@@ -269,6 +314,8 @@ class ActiveRun:
     async def close(self) -> None:
         try:
             await self.flush()
+        except Exception:  # the layer is away; the local sockets got everything already
+            logger.warning("conversation %s: the last batch could not cross the channel layer", self.conversation_id)
         finally:  # the control channel goes even if the last frames could not
             if self._listener is not None:
                 self._listener.cancel()
@@ -277,7 +324,8 @@ class ActiveRun:
                     await self._listener
             layer = get_channel_layer()
             if layer is not None and self._channel:
-                await layer.group_discard(control_group(self.conversation_id), self._channel)
+                with contextlib.suppress(Exception):  # an unreachable layer expires the membership itself
+                    await layer.group_discard(control_group(self.conversation_id), self._channel)
 
 
 class Registry:

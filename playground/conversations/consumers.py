@@ -20,12 +20,7 @@ class ConversationConsumer(LiveConsumer):
 
     async def join(self) -> None:
         self.group_name = conversation_group(self.conversation_id)
-        await self.channel_layer.group_add(self.group_name, self.channel_name)
-
-    async def disconnect(self, code: int) -> None:
-        if self.group_name:
-            await self.channel_layer.group_discard(self.group_name, self.channel_name)
-        await super().disconnect(code)
+        await self.join_group(self.group_name)
 
     async def conversation_event(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

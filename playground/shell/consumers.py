@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
 
+from playground.shell.layer import ResilientLayer
 from playground.teams.revocation import session_alive, user_group
 from providers import jsonsafe
 
@@ -21,13 +22,11 @@ CLOSE_REVOKED = 4403
 FRAME_OVERHEAD_BYTES = 64 * 1024
 
 
-class LiveConsumer(AsyncJsonWebsocketConsumer):
+class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
     """Signed-in users only; answers {"type": "ping"} with {"type": "pong"} so pages can show a live connection.
 
     Every socket joins its user's group, where changes of access are announced (playground.teams.revocation).
     """
-
-    user_group_name: str = ""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -37,8 +36,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         if not await self.admitted(user):
             await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
             return
-        self.user_group_name = user_group(user.pk)
-        await self.channel_layer.group_add(self.user_group_name, self.channel_name)
+        await self.join_group(user_group(user.pk))
         await self.join()
         await self.accept()
         await self.opened()
@@ -54,8 +52,7 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         """The socket is accepted: send what it starts with."""
 
     async def disconnect(self, code: int) -> None:
-        if self.user_group_name:
-            await self.channel_layer.group_discard(self.user_group_name, self.channel_name)
+        await self.leave_groups()
 
     async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
         """Every message leaves under the frame limit: a bigger one goes as parts the page puts back together

@@ -14,6 +14,7 @@
   var sendButton = document.getElementById("send");
   var stopButton = document.getElementById("stop");
   var retryForm = document.getElementById("retry-form");
+  var connection = document.getElementById("chat-connection");
 
   // ---- small DOM helpers -------------------------------------------------------------------------------------
   function el(tag, cls, text) {
@@ -45,7 +46,9 @@
     socket.addEventListener("message", function (event) { receive(JSON.parse(event.data)); });
     socket.addEventListener("close", function (event) {
       root.dataset.connected = "0";
+      if (connection) connection.hidden = false; // until the next snapshot: the page may be behind meanwhile
       if (event.code === 4403) { // access lost (removed from the team, signed out): reconnecting cannot help
+        if (connection) connection.hidden = true;
         showError("You no longer have access to this conversation. Reload the page to sign in again.");
         return;
       }
@@ -88,7 +91,9 @@
     "status": onStatus,
     "run.end": onRunEnd,
     "error": onError,
-    "pong": function () {}
+    "pong": function () {},
+    // The server lost its link to other processes (Redis); a snapshot follows when it is back.
+    "connection": function (frame) { if (connection) connection.hidden = frame.state !== "reconnecting"; }
   };
   function handle(frame) {
     var handler = handlers[frame.type];
@@ -122,6 +127,7 @@
   }
   function onSnapshot(frame) {
     root.dataset.connected = "1";
+    if (connection) connection.hidden = true;
     onStatus(frame);
     setRunning(frame.running);
     var rendered = parseInt(document.getElementById("transcript").dataset.messageCount, 10);

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
+import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +19,7 @@ import pytest
 import websockets
 
 from tests.conftest import Services
-from tests.helpers import DaphneServer, login, manage, prepare_database, server_env, start_daphne
+from tests.helpers import DaphneServer, free_port, login, manage, prepare_database, server_env, start_daphne
 
 pytestmark = pytest.mark.services
 
@@ -115,3 +119,92 @@ async def test_kill_9_one_process_the_other_finishes_and_shows_the_dead_ones_run
         ).stdout
     )
     assert whole["status"] == "done" and whole["messages"][-1][1] == WORDS
+
+
+class ThrowawayRedis:
+    """A redis-server of the test's own on a free port, so it can be stopped and started again mid-run."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(command, cwd=self.directory, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the throwaway redis-server did not start")
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def redis_pair(services: Services, tmp_path: Path, simulator_url: str) -> Iterator[tuple[Any, ...]]:
+    if shutil.which("redis-server") is None:
+        pytest.fail("redis-server is needed for the Redis restart drill (Debian package redis-server)")
+    redis = ThrowawayRedis(tmp_path)
+    redis.start()
+    env = server_env(
+        tmp_path, REDIS_URL=redis.url, CROSSWIRE_SIMULATOR_URL=simulator_url, CROSSWIRE_SIMULATOR_PACE_MS="60"
+    )
+    password = prepare_database(env)
+    first = start_daphne(env, tmp_path / "first.log")
+    second = start_daphne(env, tmp_path / "second.log")
+    try:
+        yield first, second, login(first.url, "demo", password), redis
+    finally:
+        first.stop()
+        second.stop()
+        redis.kill()
+
+
+def text_of(frames_: list[dict[str, Any]]) -> str:
+    return "".join(f["text"] for f in frames_ if f.get("type") == "rt.delta" and f.get("kind") == "text")
+
+
+def after_last_snapshot(frames_: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the page draws: the last snapshot's replay, then the frames after it."""
+    last = max(i for i, f in enumerate(frames_) if f.get("type") == "snapshot")
+    return [*frames_[last].get("frames", []), *frames_[last + 1 :]]
+
+
+async def test_redis_restarted_mid_stream_the_run_goes_on_and_watchers_miss_nothing(
+    redis_pair: tuple[Any, ...],
+) -> None:
+    first, second, session, redis = redis_pair
+    made = await asyncio.to_thread(manage, first.env, "shell", "-v", "0", "-c", TWO_CONVERSATIONS)
+    conversation_id, _, endpoint_id = map(int, made.stdout.split())
+    options = {"endpoint_id": endpoint_id, "model": "sim-1", "tools": [], "stream": True, "max_tokens": 4096}
+
+    async with connect(first, session, conversation_id) as runner, connect(second, session, conversation_id) as watcher:
+        for socket_ in (runner, watcher):
+            assert json.loads(await socket_.recv())["type"] == "snapshot"
+        await runner.send(json.dumps({"type": "send", "text": f"/text {WORDS}", "options": options}))
+        await asyncio.sleep(1.5)
+        redis.kill()  # the watcher on the other process loses its feed; its socket stays open
+        await asyncio.sleep(2.0)
+        redis.start()
+        watched = await frames(watcher, "run.end", timeout=60)
+        direct = await frames(runner, "run.end", timeout=60)
+
+    assert {"type": "connection", "state": "reconnecting"} in watched, "the page is told while the link is down"
+    assert direct[-1]["status"] == watched[-1]["status"] == "done", "the run never stopped because Redis went away"
+    assert text_of(after_last_snapshot(watched)) == text_of(direct) == WORDS, "a fresh snapshot, then every frame"
+    saved = json.loads(
+        (await asyncio.to_thread(manage, first.env, "shell", "-v", "0", "-c", SAVED.format(pk=conversation_id))).stdout
+    )
+    assert saved["status"] == "done" and saved["messages"] == [
+        ["user", f"/text {WORDS}", True],
+        ["assistant", WORDS, True],
+    ]
