@@ -28,10 +28,13 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from playground.chat.models import RunProcess
-from playground.chat.recovery import interrupt_runs_of
+from playground.chat.recovery import BUSY, interrupt_runs_of
+from playground.chat.registry import REGISTRY
+from playground.conversations.models import Conversation
 
 BEAT_S = 2.0
 GONE_AFTER_S = 8.0
+ORPHAN_AFTER_S = 10.0
 
 logger = logging.getLogger(__name__)
 HOST = socket.gethostname()[:200]
@@ -84,7 +87,17 @@ def beat(*, startup: bool = False) -> list[int]:
     for process_id in gone:
         recovered += interrupt_runs_of(process_id)
         RunProcess.objects.filter(id=process_id).delete()
-    return recovered
+    return recovered + interrupt_runs_of(PROCESS_ID, only=orphans())
+
+
+def orphans() -> list[int]:
+    """Runs this process claims but no longer runs: one that could not save its own end (the database went away
+    under it) would otherwise stay "running", held by a process that is alive. Only claims quiet for a while count,
+    so a run between its claim and its start is never taken for one."""
+    quiet = timezone.now() - timedelta(seconds=ORPHAN_AFTER_S)
+    running = set(REGISTRY.runs)
+    claimed = Conversation.objects.filter(run_owner=PROCESS_ID, status__in=BUSY, updated_at__lt=quiet)
+    return [pk for pk in claimed.values_list("pk", flat=True) if pk not in running]
 
 
 def gone_processes(*, startup: bool) -> list[str]:

@@ -35,9 +35,12 @@ BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
 logger = logging.getLogger(__name__)
 
 
-def interrupt_runs_of(process_id: str) -> list[int]:
-    """Mark every run the process had claimed as interrupted; returns the conversation ids."""
-    ids = list(Conversation.objects.filter(run_owner=process_id, status__in=BUSY).values_list("pk", flat=True))
+def interrupt_runs_of(process_id: str, *, only: list[int] | None = None) -> list[int]:
+    """Mark every run the process had claimed (or those of ``only``) as interrupted; returns the conversation ids."""
+    claimed = Conversation.objects.filter(run_owner=process_id, status__in=BUSY)
+    if only is not None:
+        claimed = claimed.filter(pk__in=only)
+    ids = list(claimed.values_list("pk", flat=True))
     done = [pk for pk in ids if interrupt(pk, owner=process_id)]
     for pk in done:
         _announce(pk)

@@ -190,3 +190,13 @@ async def test_a_person_holds_only_so_many_runs_at_once(
     assert (await frames_until(second_chat, "run.end"))[-1]["status"] == "done"
     await first_chat.disconnect()
     await second_chat.disconnect()
+
+
+async def test_a_run_this_process_claims_but_no_longer_runs_is_interrupted(conversation: Conversation) -> None:
+    # The database went away under a run: it could not save its own end, and its row still says "running".
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(status="running", run_owner=processes.PROCESS_ID)
+    assert await database_sync_to_async(processes.beat)() == [], "a fresh claim may be a run about to start"
+    old = timezone.now() - timedelta(seconds=60)
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=old)
+    assert await database_sync_to_async(processes.beat)() == [conversation.pk]
+    assert (await Conversation.objects.aget(pk=conversation.pk)).status == "interrupted"
