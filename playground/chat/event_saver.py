@@ -45,9 +45,9 @@ class EventSaver:
                 batch, self.pending = self.pending, []
                 await WireEventBatch.objects.acreate(round_trip=self.round_trip, seq=self.seq, events=batch)
                 self.seq += 1
-        except Exception:
+        except Exception as exc:
             # The run goes on: its events are still kept in memory and saved whole when the round trip ends.
-            logger.exception("could not save a batch of raw events of round trip %s", self.round_trip.pk)
+            logger.warning("could not save a batch of raw events of round trip %s: %s", self.round_trip.pk, exc)
         finally:
             self._saving_now = False
 

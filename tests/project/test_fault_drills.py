@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,3 +209,82 @@ async def test_redis_restarted_mid_stream_the_run_goes_on_and_watchers_miss_noth
         ["user", f"/text {WORDS}", True],
         ["assistant", WORDS, True],
     ]
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL cluster of the test's own (initdb in a temporary folder, run as the postgres user), so it can
+    be restarted mid-run without touching the machine's own server."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        # Not under pytest's temporary folders: those are private to root, and the server runs as postgres.
+        self.directory = Path(tempfile.mkdtemp(prefix="crosswire-pg-"))
+        bin_dirs = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not bin_dirs or shutil.which("runuser") is None:
+            pytest.fail("the PostgreSQL restart drill needs PostgreSQL's server binaries and runuser (Debian)")
+        self.bin = bin_dirs[-1]
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _as_postgres(self, *command: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", *command], check=True, capture_output=True, timeout=60)
+
+    def init(self) -> None:
+        shutil.chown(self.directory, "postgres", "postgres")
+        self._as_postgres(str(self.bin / "initdb"), "-D", str(self.directory), "-A", "trust", "-U", "postgres")
+        self.start()
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
+        log = str(self.directory / "server.log")
+        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.directory), "-o", options, "-l", log, "-w", "start")
+
+    def stop(self) -> None:
+        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.directory), "-m", "fast", "-w", "stop")
+
+
+@pytest.fixture
+def postgres_server(services: Services, tmp_path: Path, simulator_url: str) -> Iterator[tuple[Any, ...]]:
+    postgres = ThrowawayPostgres()
+    postgres.init()
+    env = server_env(
+        tmp_path, DATABASE_URL=postgres.url, CROSSWIRE_SIMULATOR_URL=simulator_url, CROSSWIRE_SIMULATOR_PACE_MS="60"
+    )
+    password = prepare_database(env)
+    server = start_daphne(env, tmp_path / "daphne.log")
+    try:
+        yield server, login(server.url, "demo", password), postgres
+    finally:
+        server.stop()
+        with contextlib.suppress(Exception):
+            postgres.stop()
+        shutil.rmtree(postgres.directory, ignore_errors=True)
+
+
+async def test_postgresql_restarted_mid_run_ends_readably_and_loses_nothing(postgres_server: tuple[Any, ...]) -> None:
+    server, session, postgres = postgres_server
+    made = await asyncio.to_thread(manage, server.env, "shell", "-v", "0", "-c", TWO_CONVERSATIONS)
+    conversation_id, _, endpoint_id = map(int, made.stdout.split())
+    options = {"endpoint_id": endpoint_id, "model": "sim-1", "tools": [], "stream": True, "max_tokens": 4096}
+
+    async with connect(server, session, conversation_id) as chat:
+        assert json.loads(await chat.recv())["type"] == "snapshot"
+        await chat.send(json.dumps({"type": "send", "text": f"/text {WORDS}", "options": options}))
+        await asyncio.sleep(1.5)
+        await asyncio.to_thread(postgres.stop)
+        await asyncio.sleep(1.0)
+        await asyncio.to_thread(postgres.start)
+        # Either the run carries on, or it ends and the watchdog recovers it: a readable status, never "running".
+        ended = (await frames(chat, "run.end", timeout=60))[-1]
+        assert ended["status"] in {"done", "interrupted", "error"} and ended["message"], ended
+
+    saved = json.loads(
+        (await asyncio.to_thread(manage, server.env, "shell", "-v", "0", "-c", SAVED.format(pk=conversation_id))).stdout
+    )
+    roles = [m[0] for m in saved["messages"]]
+    assert roles.count("user") == 1 and roles[0] == "user", "the user's message, saved before, is there once"
+    assert saved["status"] in {"done", "interrupted", "error"}
+    answers = [m[1] for m in saved["messages"] if m[0] == "assistant"]
+    assert len(answers) <= 1 and all(WORDS.startswith(a or "") for a in answers), "no answer twice, none garbled"
