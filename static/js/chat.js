@@ -52,10 +52,22 @@
         showError("You no longer have access to this conversation. Reload the page to sign in again.");
         return;
       }
-      setTimeout(connect, state.backoff);
+      if (!navigator.onLine) return; // the "online" event reconnects
+      var closed = state.socket;
+      setTimeout(function () { if (state.socket === closed) connect(); }, state.backoff);
       state.backoff = Math.min(state.backoff * 2, 10000);
     });
   }
+  // A socket can outlive the network silently (the connection is only found dead much later): when the browser
+  // says it is offline, drop it and show it; when it is back, reconnect at once and catch up from the snapshot.
+  window.addEventListener("offline", function () {
+    if (connection) connection.hidden = false;
+    if (state.socket && state.socket.readyState <= WebSocket.OPEN) state.socket.close();
+  });
+  window.addEventListener("online", function () {
+    state.backoff = 500;
+    if (!state.socket || state.socket.readyState === WebSocket.CLOSED) connect();
+  });
   function send(message) {
     if (state.socket && state.socket.readyState === WebSocket.OPEN) {
       state.socket.send(JSON.stringify(message));
