@@ -92,7 +92,68 @@ async def capture_chat(page: Page, url: str, theme: str, out: Path) -> None:
     await page.screenshot(path=out / f"chat-done-{theme}.png")
 
 
+# A conversation whose web process died mid-answer, as the survivors show it (see docs/deploy.md).
+INTERRUPTED = """
+from playground.chat.options import ChatOptions
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.endpoints.models import Endpoint
+from playground.teams.models import Team
+team = Team.objects.get(name="Demo team")
+endpoint = Endpoint.objects.get(name="Simulated OpenAI")
+conversation = Conversation.objects.create(
+    team=team, title="Trip planning", endpoint=endpoint, endpoint_name=endpoint.name, format="openai-chat",
+    model="sim-1", status="interrupted", settings=ChatOptions(endpoint_id=endpoint.pk, model="sim-1").to_dict(),
+    status_message="The server process running this conversation stopped (a restart or a crash). Everything that "
+    "had arrived is saved: retry from here, or answer the open questions.",
+)
+Message.objects.create(conversation=conversation, position=0, role="user",
+                       data={"role": "user", "content": "Plan three days in Lisbon for a first visit."})
+rt = RoundTrip.objects.create(conversation=conversation, position=0, format="openai-chat", model="sim-1",
+    request={"model": "sim-1", "messages": [{"role": "user", "content": "Plan three days in Lisbon."}]},
+    error={"type": "interrupted", "message": "The server process stopped while this round trip was streaming; "
+           "what had arrived is kept."}, ttfb_ms=212.0,
+    wire_request={"method": "POST", "url": "http://127.0.0.1:8000/sim/openai/v1/chat/completions",
+                  "headers": {"authorization": "[redacted]", "content-type": "application/json"},
+                  "body": {"model": "sim-1", "stream": True,
+                           "messages": [{"role": "user", "content": "Plan three days in Lisbon."}]}},
+    wire_events=[{"t_ms": 212.0 + 40 * n, "event": None, "data": '{"choices":[{"index":0,"delta":{"content":"'
+                  + word + ' "}}]}'} for n, word in enumerate("Day 1: Alfama and the castle".split())])
+Message.objects.create(conversation=conversation, position=1, role="assistant", round_trip=rt, complete=False,
+    data={"role": "assistant", "content": "Day 1: Alfama and the castle in the morning, then a tram ride to"})
+print(conversation.pk)
+"""
+
+
+def make_interrupted(url: str) -> int:
+    env = {**os.environ, "CROSSWIRE_ENV": "local", "DEBUG": "1", "CROSSWIRE_DATA_DIR": DATA_DIR[url]}
+    env.pop("DATABASE_URL", None)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-v", "0", "-c", INTERRUPTED],
+        env=env,
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+    )
+    return int(out.stdout.split()[-1])
+
+
+DATA_DIR: dict[str, str] = {}
+
+
+async def capture_team_and_interrupted(page: Page, url: str, theme: str, out: Path, interrupted: int) -> None:
+    await page.goto(f"{url}/team/")
+    if theme == "light":
+        await page.get_by_placeholder("username").fill("linus")
+        await page.get_by_role("button", name="Invite").click()
+        await page.wait_for_selector('tr[data-invitation="linus"]')
+    await capture(page, f"{url}/team/", f"team-invitations-{theme}", out)
+    await page.set_viewport_size({"width": 1600, "height": 1000})
+    await capture(page, f"{url}/c/{interrupted}/", f"chat-interrupted-{theme}", out)
+    await page.set_viewport_size({"width": 1280, "height": 800})
+
+
 async def take(url: str, password: str, out: Path) -> None:
+    interrupted = make_interrupted(url)
     chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
@@ -116,6 +177,7 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.wait_for_selector("#help-dialog[open]")
             await page.screenshot(path=out / f"shortcuts-{theme}.png")
             await page.keyboard.press("Escape")
+            await capture_team_and_interrupted(page, url, theme, out, interrupted)
             await capture_chat(page, url, theme, out)
             await context.close()
         await browser.close()
@@ -129,6 +191,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         # Paced slower than the app's default so the streaming screenshot catches arguments mid-way.
         server, url, password = start_server(Path(data_dir), CROSSWIRE_SIMULATOR_PACE_MS="90")
+        DATA_DIR[url] = data_dir
         try:
             asyncio.run(take(url, password, args.out))
         finally:
