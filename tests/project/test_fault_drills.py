@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,12 @@ print(json.dumps({{"status": c.status, "messages": [[m.role, m.data.get("content
 WORDS = " ".join(f"word{n}" for n in range(120))
 # The watchdog's beat and the silence after which a process is gone, plus room for a loaded machine.
 INTERRUPTED_WITHIN_S = 25
+
+
+def page_html(server: DaphneServer, session: str, path: str) -> str:
+    request = urllib.request.Request(server.url + path, headers={"Cookie": f"sessionid={session}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read().decode()
 
 
 def connect(server: DaphneServer, session: str, conversation_id: int) -> Any:
@@ -114,6 +121,9 @@ async def test_kill_9_one_process_the_other_finishes_and_shows_the_dead_ones_run
     assert user[0] == "user" and partial[0] == "assistant" and partial[2] is False
     assert partial[1] and WORDS.startswith(partial[1]), "the answer up to the last saved batch, and nothing else"
     assert saved["events"] > 3
+    page = await asyncio.to_thread(page_html, survivor, session, f"/c/{on_doomed_id}/")
+    assert 'data-status="interrupted"' in page and "Retry from here" in page, "a reload on the survivor shows it"
+    assert partial[1][-20:] in page
     whole = json.loads(
         (
             await asyncio.to_thread(manage, survivor.env, "shell", "-v", "0", "-c", SAVED.format(pk=on_survivor_id))
