@@ -69,20 +69,25 @@ async def frames(socket: Any, until: str, timeout: float = 30) -> list[dict[str,
     return seen
 
 
+@contextlib.contextmanager
+def two_processes(tmp_path: Path, simulator_url: str, **env: str) -> Iterator[tuple[DaphneServer, DaphneServer, str]]:
+    """Two daphne processes on one database and channel layer, paced so runs stream for a few seconds, and a session.
+    The simulator is a process of its own: runs must not depend on a web process that a drill kills."""
+    environment = server_env(tmp_path, CROSSWIRE_SIMULATOR_URL=simulator_url, CROSSWIRE_SIMULATOR_PACE_MS="60", **env)
+    password = prepare_database(environment)
+    first = start_daphne(environment, tmp_path / "first.log")
+    second = start_daphne(environment, tmp_path / "second.log")
+    try:
+        yield first, second, login(second.url, "demo", password)
+    finally:
+        first.stop()
+        second.stop()
+
+
 @pytest.fixture
 def pair(services: Services, tmp_path: Path, simulator_url: str) -> Iterator[tuple[DaphneServer, DaphneServer, str]]:
-    # A simulator of its own: the survivor's runs must not depend on the process that is killed.
-    env = server_env(
-        tmp_path, REDIS_URL=services.redis_url, CROSSWIRE_SIMULATOR_URL=simulator_url, CROSSWIRE_SIMULATOR_PACE_MS="60"
-    )
-    password = prepare_database(env)
-    doomed = start_daphne(env, tmp_path / "doomed.log")
-    survivor = start_daphne(env, tmp_path / "survivor.log")
-    try:
-        yield doomed, survivor, login(survivor.url, "demo", password)
-    finally:
-        doomed.stop()
-        survivor.stop()
+    with two_processes(tmp_path, simulator_url, REDIS_URL=services.redis_url) as servers:
+        yield servers
 
 
 async def test_kill_9_one_process_the_other_finishes_and_shows_the_dead_ones_runs_interrupted(
@@ -166,17 +171,10 @@ def redis_pair(services: Services, tmp_path: Path, simulator_url: str) -> Iterat
         pytest.fail("redis-server is needed for the Redis restart drill (Debian package redis-server)")
     redis = ThrowawayRedis(tmp_path)
     redis.start()
-    env = server_env(
-        tmp_path, REDIS_URL=redis.url, CROSSWIRE_SIMULATOR_URL=simulator_url, CROSSWIRE_SIMULATOR_PACE_MS="60"
-    )
-    password = prepare_database(env)
-    first = start_daphne(env, tmp_path / "first.log")
-    second = start_daphne(env, tmp_path / "second.log")
     try:
-        yield first, second, login(first.url, "demo", password), redis
+        with two_processes(tmp_path, simulator_url, REDIS_URL=redis.url) as (first, second, session):
+            yield first, second, session, redis
     finally:
-        first.stop()
-        second.stop()
         redis.kill()
 
 
