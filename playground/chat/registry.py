@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 
 from playground.conversations.broadcast import conversation_group
 
@@ -116,6 +117,8 @@ class ActiveRun:
     started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
+    _last_sent: float = 0.0
+    frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
@@ -148,11 +151,17 @@ class ActiveRun:
     async def _send_queued(self) -> None:
         try:
             while self._queued:  # frames queued while sending go out in the next message, in order
+                # At most one message per display frame: a fast provider's deltas gather into one message instead
+                # of costing the server a send and the browser a redraw each (a slow one's go out at once).
+                wait = self._last_sent + self.frame_interval_s - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 frames, self._queued = self._queued, []
                 skips = {send: skip for send, skip in self.subscribers.items() if skip}
                 for send in self.subscribers:
                     self.subscribers[send] = 0
                 await self._deliver(frames, skips)
+                self._last_sent = time.monotonic()
         finally:
             self._sender = None
 
