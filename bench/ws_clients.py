@@ -48,6 +48,8 @@ class ChatResult:
     frames: int = 0
     chars: int = 0
     ended: str = ""  # the status of run.end, or what went wrong
+    in_order: bool = True  # every delta arrived after the one written before it
+    last_seq: int = -1
 
 
 async def _connect(target: Target, conversation_id: int) -> ClientConnection:
@@ -72,6 +74,9 @@ async def _receive(socket: ClientConnection, result: ChatResult) -> None:
         while at >= 0:
             start = at + len(DELTA_MARK) - 1
             seq, sent = parse_stamp(message, start)
+            if seq <= result.last_seq:
+                result.in_order = False
+            result.last_seq = seq
             result.sent_at.append(sent)
             result.latencies_ms.append((now - sent) * 1000)
             result.seqs.add(seq)

@@ -123,10 +123,13 @@ class App:
     conversation_ids: list[int]
 
 
-def start_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "") -> App:
+def start_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "", **settings: str) -> App:
     """The real app as deployed, minus the proxy: DEBUG off, SQLite in ``data_dir``, the in-memory channel layer
-    (or Redis at ``redis_url``, as the Compose deployment runs it)."""
-    env = server_env(data_dir, DEBUG="0", REDIS_URL=redis_url, LOG_LEVEL="WARNING")
+    (or Redis at ``redis_url``, as the Compose deployment runs it); ``settings``: more environment variables."""
+    # One account runs every chat of the bench: the per-person limit on runs in flight must not refuse them.
+    env = server_env(
+        data_dir, DEBUG="0", REDIS_URL=redis_url, LOG_LEVEL="WARNING", CROSSWIRE_MAX_RUNS_PER_USER="100000", **settings
+    )
     setup_env = {**env, "DEBUG": "1"}  # setup_demo refuses to make its account with DEBUG off
     password = prepare_database(setup_env)
     setup = SETUP.format(base_url=f"{upstream.url}/v1", chats=chats)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import ws_display
 from ws_clients import ChatResult, Target, run_in_processes
 from ws_servers import CpuSampler, Server, start_app, start_bare, start_relay, start_upstream
 from ws_upstream import WARM_UP_KEY
@@ -145,19 +146,19 @@ def measure_relay(args: argparse.Namespace, work: Path) -> Measurement:
         return _measured_upstream("relay floor", args, target, list(range(args.chats)), relay, upstream)
 
 
-def measure_app(args: argparse.Namespace, work: Path) -> Measurement:
-    data_dir = work / "app"
+def measure_app(args: argparse.Namespace, work: Path, name: str = "crosswire app", **settings: str) -> Measurement:
+    data_dir = work / name.replace(" ", "-")
     data_dir.mkdir()
     with contextlib.ExitStack() as stack:
         upstream = _started(stack, start_upstream(data_dir, args.rate, args.seconds, args.chars))
-        app = start_app(data_dir, upstream, args.chats + 1, args.redis_url)
+        app = start_app(data_dir, upstream, args.chats + 1, args.redis_url, **settings)
         _started(stack, app.server)
         options = {"endpoint_id": app.endpoint_id, "model": "bench-1", "tools": [], "stream": True}
         ws_url = f"{app.server.ws_url}/ws/conversations/"
         target = Target(ws_url, app.server.url, app.session, options, args.seconds + 60)
         warm_up_id, *conversation_ids = app.conversation_ids
         _warm_up(target, warm_up_id)
-        return _measured_upstream("crosswire app", args, target, conversation_ids, app.server, upstream)
+        return _measured_upstream(name, args, target, conversation_ids, app.server, upstream)
 
 
 def _measured_upstream(
@@ -280,10 +281,18 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=2.0, help="seconds over which the chats are started")
     parser.add_argument("--client-procs", type=int, default=1, help="client processes the chats are split over")
     parser.add_argument("--redis-url", default="", help="the app's channel layer on this Redis (default: in-memory)")
+    parser.add_argument(
+        "--display-rate",
+        action="store_true",
+        help="frames at display rate: the app with and without its frame interval, 20 chats x 500 deltas/s",
+    )
     args = parser.parse_args()
     # SIGTERM unwinds like Ctrl-C, so the finally blocks stop every server.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     print(f"load average before: {load_average()}")
+    if args.display_rate:
+        ws_display.run(args, measure_app)
+        return
     with tempfile.TemporaryDirectory(prefix="ws-stream-") as tmp:
         runs = [measure_bare(args, Path(tmp)), measure_relay(args, Path(tmp)), measure_app(args, Path(tmp))]
     report(args, runs, load_average)

@@ -360,9 +360,10 @@ CROSSWIRE_MAX_IMPORT_BYTES = env_int("CROSSWIRE_MAX_IMPORT_BYTES", 2 * 1024 * 10
 CROSSWIRE_MAX_MESSAGE_BYTES = env_int("CROSSWIRE_MAX_MESSAGE_BYTES", 512 * 1024)
 # The largest WebSocket message the server sends; bigger frames are sent in parts (docs/websocket.md).
 CROSSWIRE_MAX_FRAME_BYTES = env_int("CROSSWIRE_MAX_FRAME_BYTES", 256 * 1024)
-# A run's frames reach a socket at most once per this many milliseconds (about one display frame): a provider
-# streaming 500 deltas/s costs the server and the browser 60 messages a second, not 500. 0 sends on every step.
-CROSSWIRE_FRAME_INTERVAL_MS = env_int("CROSSWIRE_FRAME_INTERVAL_MS", 16)
+# A run's frames reach a socket at most once per this many milliseconds (a 60 Hz display frame, rounded up): a
+# provider streaming 500 deltas/s costs the server and the browser under 60 messages a second, not 500. 0 sends on
+# every step.
+CROSSWIRE_FRAME_INTERVAL_MS = env_int("CROSSWIRE_FRAME_INTERVAL_MS", 17)
 # Model names saved on one endpoint (typed or fetched).
 CROSSWIRE_MAX_MODEL_NAMES = env_int("CROSSWIRE_MAX_MODEL_NAMES", 2000)
 # Each web process beats and recovers the runs of dead ones (playground.chat.processes). Off only in tests that
