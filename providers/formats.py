@@ -19,6 +19,7 @@ from providers.types import ChatRequest
 FORMATS: dict[str, str] = {
     "openai-chat": "providers.openai_chat",
     "anthropic": "providers.anthropic",
+    "openai-responses": "providers.openai_responses",
 }
 
 
