@@ -90,12 +90,12 @@ def usage_from_wire(raw: dict[str, Any]) -> Usage:
 def usage_to_wire(usage: Usage | None) -> dict[str, Any]:
     usage = usage or {}
     prompt, completion = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+    inputs = {"cached_tokens": usage.get("cached_tokens", 0)}
+    if "cache_creation_tokens" in usage:  # newer responses only: recorded ones have no cache_write_tokens
+        inputs["cache_write_tokens"] = usage["cache_creation_tokens"]
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {
-            "cached_tokens": usage.get("cached_tokens", 0),
-            "cache_write_tokens": usage.get("cache_creation_tokens", 0),
-        },
+        "input_tokens_details": inputs,
         "output_tokens": completion,
         "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
         "total_tokens": usage.get("total_tokens", prompt + completion),
