@@ -52,10 +52,16 @@ def raw_reason(response: dict[str, Any]) -> str | None:
 
 
 def wire_status(finish: str | None, raw: str | None) -> tuple[str, str | None]:
-    """(status, incomplete reason) for an internal finish: the raw reason wins when it still says the same."""
+    """(status, incomplete reason) for an internal finish: the raw reason wins when it still says the same.
+
+    ``tool_calls`` is the accumulator's verdict whenever calls were seen (unless cut by length), so with it an
+    incomplete raw reason (``content_filter`` after a call) is still what the provider said.
+    """
+    if raw == "incomplete" and finish in ("length", "content_filter", "tool_calls"):
+        return "incomplete", None  # incomplete without details, as it came
+    if raw in INCOMPLETE_REASONS and (finish == "tool_calls" or _INCOMPLETE[raw] == finish):
+        return "incomplete", raw
     if finish in ("length", "content_filter"):
-        if raw in INCOMPLETE_REASONS and _INCOMPLETE[raw] == finish:
-            return "incomplete", raw
         return "incomplete", "max_output_tokens" if finish == "length" else "content_filter"
     return "completed", None
 
