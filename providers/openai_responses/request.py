@@ -54,6 +54,7 @@ def encode_request(request: ChatRequest) -> Translation[dict[str, Any]]:
     if "max_tokens" in request:
         body["max_output_tokens"] = request["max_tokens"]
     _reasoning(body, request, kept, notes)
+    _note_unreplayable(body, notes)
     if "stream" in request:
         body["stream"] = request["stream"]
     _carry_fields(body, kept, notes)
@@ -134,6 +135,11 @@ def _input(messages: list[Message], offset: int, kept: dict[str, Any], notes: li
             run = assistant_items(message, where, notes)
             if not run:
                 notes.append(f"{where}: empty assistant message dropped (no text, no tool calls, no items)")
+            elif all(item.get("type") == REASONING for item in run):
+                notes.append(
+                    f"{where}: its reasoning items have no item after them (no text, no call); OpenAI rejects a "
+                    "reasoning item sent without its following item"
+                )
             items.extend(run)
         elif role == "tool":
             items.append(encode_tool_message(message, where, notes))
@@ -170,6 +176,22 @@ def _reasoning(body: dict[str, Any], request: ChatRequest, kept: dict[str, Any],
         )
     if include:
         body["include"] = include
+
+
+def _note_unreplayable(body: dict[str, Any], notes: list[str]) -> None:
+    """Without storage the API cannot look a reasoning item up by its id: it must carry its encrypted content."""
+    if body.get("store") is not False or not isinstance(body.get("input"), list):
+        return
+    missing = [
+        str(item.get("id"))
+        for item in body["input"]
+        if item.get("type") == REASONING and not item.get("encrypted_content")
+    ]
+    if missing:
+        notes.append(
+            f"reasoning items without encrypted_content ({', '.join(missing)}): with store: false OpenAI cannot find "
+            "them and rejects the request"
+        )
 
 
 def _carry_fields(body: dict[str, Any], kept: dict[str, Any], notes: list[str]) -> None:

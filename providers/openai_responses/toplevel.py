@@ -49,10 +49,10 @@ def needs_keeping(wire: Any, importer: Callable[[Any], Any], encoder: Callable[[
 # --- tools -------------------------------------------------------------------------------------------------------
 
 
-def tools_to_wire(tools: list[ToolSpec], kept: Any, notes: list[str]) -> list[dict[str, Any]]:
+def tools_to_wire(tools: list[ToolSpec], kept: Any, notes: list[str]) -> Any:
     if unchanged(kept, tools, tools_from_wire):
         notes.append("tools sent exactly as imported (with their Responses-only entries)")
-        return list(kept)
+        return kept
     wire: list[dict[str, Any]] = []
     defaulted: list[str] = []
     for position, spec in enumerate(tools):
@@ -135,11 +135,11 @@ def reasoning_on(reasoning: ReasoningConfig | None) -> bool:
     return isinstance(reasoning, dict) and reasoning.get("enabled", True) is not False
 
 
-def reasoning_to_wire(reasoning: ReasoningConfig | None, kept: Any, notes: list[str]) -> dict[str, Any] | None:
+def reasoning_to_wire(reasoning: ReasoningConfig | None, kept: Any, notes: list[str]) -> Any:
+    if unchanged(kept, reasoning, reasoning_from_wire):  # also a kept value with no internal reading at all
+        return kept
     if reasoning is None:
         return None
-    if unchanged(kept, reasoning, reasoning_from_wire):
-        return dict(kept)
     if not reasoning_on(reasoning):
         notes.append("reasoning disabled: no `reasoning` sent (not every Responses model accepts effort `none`)")
         return None

@@ -244,3 +244,8 @@ def test_items_that_cannot_be_paired_are_refused() -> None:
         import_request(_body({"type": "function_call", "name": "f", "arguments": "{}"}))
     with pytest.raises(TranslationError, match="role 'robot'"):
         import_request(_body({"role": "robot", "content": "x"}))
+
+
+def test_odd_values_of_derived_fields_come_back_as_they_came() -> None:
+    for body in (_body(USER, tools=False), _body(USER, reasoning="high"), _body(USER, tool_choice=7)):
+        assert encode_request(import_request(copy.deepcopy(body)).value).value == body

@@ -329,3 +329,27 @@ def test_a_malformed_request_is_refused() -> None:
         encode_request({"model": "m"})
     with pytest.raises(TranslationError, match="known role"):
         encode_request(_request({"role": "robot", "content": "x"}))
+
+
+def test_a_reasoning_item_without_encrypted_content_is_noted_when_nothing_is_stored() -> None:
+    item = {key: value for key, value in REASONING_ITEM.items() if key != "encrypted_content"}
+    turn = _reasoning_turn()
+    turn["provider_data"]["blocks"] = [item]
+    translation = encode_request(_request(USER, turn, _tool("call_W"), reasoning={"enabled": True}))
+    assert (
+        "reasoning items without encrypted_content (rs_07e1): with store: false OpenAI cannot find them and "
+        "rejects the request"
+    ) in translation.notes
+    stored = _request(USER, turn, _tool("call_W"), provider_data={"format": NAME, "fields": {"store": True}})
+    assert not [note for note in encode_request(stored).notes if "encrypted_content (" in note]
+
+
+def test_reasoning_items_left_without_a_following_item_are_noted() -> None:
+    turn = _reasoning_turn()
+    del turn["tool_calls"]
+    translation = encode_request(_request(USER, turn, {"role": "user", "content": "and?"}))
+    assert [item.get("type") for item in translation.value["input"]] == [None, "reasoning", None]
+    assert (
+        "message 1 (assistant): its reasoning items have no item after them (no text, no call); OpenAI rejects a "
+        "reasoning item sent without its following item"
+    ) in translation.notes
