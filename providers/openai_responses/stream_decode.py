@@ -12,8 +12,9 @@ Quirks absorbed (wire-formats.md §2.3-§2.5):
 * Text comes in ``output_text.delta``; reasoning summaries in ``reasoning_summary_text.delta`` (summary parts joined
   with a blank line, as whole responses join them). The reasoning item itself is kept from ``output_item.done``:
   its ``encrypted_content`` there is the one to resend (the one in ``.added`` may be incomplete).
-* Text or summaries that arrive only in ``output_item.done`` (no deltas) are still passed on; a stream that is one
-  ``response.completed`` with the whole ``output`` decodes like a whole response.
+* Text or summaries that arrive only in ``output_item.done`` (no deltas) are still passed on; an item never done is
+  finished from its copy in ``response.completed``; a stream that is one ``response.completed`` with the whole
+  ``output`` decodes like a whole response.
 * ``response.completed``/``response.incomplete`` carry usage and the status (the finish); no ``[DONE]`` follows.
   ``error`` (flat ``code``/``message``) is a StreamError; the ``response.failed`` after it adds no second error.
 * Unknown event types (``response.in_progress``, ``content_part.*``, ``*.done`` events whose data already
@@ -126,8 +127,9 @@ class OpenAIResponsesStreamDecoder:
         self.lifecycle(data)
         status = "incomplete" if data.get("type") == "response.incomplete" else "completed"
         response = {**response, "status": response.get("status") or status}
-        events = self._end_open_calls()
         output = response.get("output")
+        events = self._unfinished_items(output if isinstance(output, list) else [])
+        events.extend(self._end_open_calls())
         if not self.state.items and isinstance(output, list) and output:
             events.extend(self._whole_output(output))  # a server that sends only the final response
         else:
@@ -300,6 +302,15 @@ class OpenAIResponsesStreamDecoder:
         items = [state.finished[index] for index in sorted(state.finished)]
         fields = turn_fields(items, decoded=True, response_id=state.response_id)
         return [ev.MessageFields(fields)] if fields else []
+
+    def _unfinished_items(self, output: list[Any]) -> list[ev.Event]:
+        """Items announced but never done: the final response's copy (matched by id) finishes them."""
+        final = {item.get("id"): item for item in output if isinstance(item, dict) and item.get("id")}
+        events: list[ev.Event] = []
+        for index, slot in list(self.state.items.items()):
+            if not slot.done and slot.id in final:
+                events.extend(self.item_done({"output_index": index, "item": final[slot.id]}))
+        return events
 
     def _whole_output(self, output: list[Any]) -> list[ev.Event]:
         items = [item for item in output if isinstance(item, dict)]

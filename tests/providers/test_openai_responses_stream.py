@@ -444,3 +444,12 @@ def test_an_incomplete_result_just_stops() -> None:
     names = [event.event for event in encode_stream(result, model="m", response_id="r")]
     assert names[-1] == "response.output_item.done"
     assert not [name for name in names if name in ("response.completed", "response.incomplete")]
+
+
+def test_an_item_never_done_is_finished_from_the_final_response() -> None:
+    call = _call("fc_1", "call_1", "f")
+    final = {**call, "status": "completed", "arguments": '{"a":1}'}
+    events, result = _decode([CREATED, _added(0, call), _completed([final])])
+    assert [e for e in events if isinstance(e, ev.ToolCallDelta)] == [ev.ToolCallDelta(0, '{"a":1}')]
+    assert result.message["tool_calls"][0]["function"]["arguments"] == '{"a":1}'
+    assert (result.finish_reason, result.complete) == ("tool_calls", True)
