@@ -353,3 +353,13 @@ def test_reasoning_items_left_without_a_following_item_are_noted() -> None:
         "message 1 (assistant): its reasoning items have no item after them (no text, no call); OpenAI rejects a "
         "reasoning item sent without its following item"
     ) in translation.notes
+
+
+def test_tool_definitions_on_their_own_map_as_requests_map_them() -> None:
+    from providers.openai_responses import encode_tools, import_tools
+
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    specs: Any = [{"type": "function", "function": {"name": "search", "parameters": schema, "strict": True}}]
+    wire = encode_tools(specs)
+    assert wire == [{"type": "function", "name": "search", "parameters": schema, "strict": True}]
+    assert import_tools([*wire, {"type": "web_search"}]) == specs
