@@ -13,7 +13,7 @@ from django.conf import settings
 from django.views.decorators.debug import sensitive_variables
 
 from playground.endpoints import policy
-from playground.endpoints.forms import spec_for
+from playground.endpoints.forms import MAX_MODEL_NAME_CHARS, spec_for
 from playground.endpoints.models import Endpoint
 from providers.client import Endpoint as ClientEndpoint
 from providers.client import round_trip
@@ -126,4 +126,10 @@ async def fetch_model_names(endpoint: Endpoint) -> ModelsResult:
         return ModelsResult([], exc.type, scrub(exc.message, secret_of(endpoint)))
     if not names:
         return ModelsResult([], "empty", "The server listed no models; type the names in the endpoint's settings.")
-    return ModelsResult(names)
+    return ModelsResult(kept_model_names(names, settings.CROSSWIRE_MAX_MODEL_NAMES))
+
+
+def kept_model_names(names: list[str], limit: int) -> list[str]:
+    """A server's list as an endpoint keeps it: once each, names a column can hold, no more than the limit."""
+    unique = dict.fromkeys(name for name in names if 0 < len(name) <= MAX_MODEL_NAME_CHARS)
+    return list(unique)[:limit]

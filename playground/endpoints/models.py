@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from playground.endpoints import crypto
+from playground.endpoints import crypto, policy
 from providers.client import Endpoint as ClientEndpoint
 from providers.client.scrub import KEYLESS_PLACEHOLDER
 
@@ -64,4 +64,8 @@ class Endpoint(models.Model):
         # The SDKs refuse to build a client without a key; local servers (Ollama, llama.cpp) need none and ignore
         # this placeholder, and a real API answers it with a readable 401.
         key = self.api_key() or KEYLESS_PLACEHOLDER
-        return ClientEndpoint(self.format, self.resolved_base_url(), key, timeout=timeout, headers=headers)
+        # The simulator is the app's own (often on loopback); every other endpoint's addresses are checked as dialled.
+        guard = None if self.is_simulated else policy.address_policy(settings.CROSSWIRE_ALLOWED_BASE_URLS)
+        return ClientEndpoint(
+            self.format, self.resolved_base_url(), key, timeout=timeout, headers=headers, address_policy=guard
+        )

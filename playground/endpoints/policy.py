@@ -8,9 +8,12 @@ deployment's network. The kinds' own URLs (api.openai.com, api.anthropic.com) ar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
+
+from providers.client.addresses import AddressPolicy, forbidden_host_kind, is_noncanonical_ip
 
 ANY_URL = "*"
 
@@ -41,6 +44,9 @@ def check_base_url(url: str, wire_format: str) -> UrlCheck:
         errors.append("Put credentials in the API key field, not in the URL.")
     if parts.query or parts.fragment:
         errors.append("A base URL has no query string or fragment.")
+    errors.extend(_path_problems(url))
+    if parts.hostname and is_noncanonical_ip(parts.hostname):
+        errors.append("Write an IP address in its usual dotted form (like 10.0.0.5), not as one number or in hex.")
     if errors:
         return UrlCheck(errors, [])
     path = parts.path.rstrip("/")
@@ -50,6 +56,33 @@ def check_base_url(url: str, wire_format: str) -> UrlCheck:
     if wire_format == "anthropic" and path.endswith("/v1"):
         warnings.append("Anthropic base URLs usually do not end in /v1 (the SDK posts to {base}/v1/messages).")
     return UrlCheck([], warnings)
+
+
+# Percent-encoded ".", "/" and "\\": servers and proxies decode them at different stages, so a path that looks
+# inside a prefix here may not be inside it where it lands.
+_ENCODED_SEPARATORS = re.compile(r"%(2e|2f|5c)", re.IGNORECASE)
+
+
+def _path_problems(url: str) -> list[str]:
+    """A base URL's path must mean one thing to everyone: no dot segments, no encoded dots or slashes, no backslash.
+
+    The HTTP client resolves ``..`` (RFC 3986) before sending, so ``/ok/v1/../../private`` matched the prefix
+    ``/ok/v1`` as text and reached ``/private``.
+    """
+    problems: list[str] = []
+    if "\\" in url:
+        problems.append("A base URL cannot contain a backslash.")
+    path = urlsplit(url.replace("\\", "/")).path
+    if _ENCODED_SEPARATORS.search(path):
+        problems.append("A base URL's path cannot contain an encoded dot, slash or backslash (%2e, %2f, %5c).")
+    if any(segment in {".", ".."} for segment in path.split("/")):
+        problems.append("Write the base URL's path without . or .. segments.")
+    return problems
+
+
+def resolved_path(path: str) -> str:
+    """``path`` with its dot segments removed as RFC 3986 section 5.2.4 says (urljoin implements it)."""
+    return urlsplit(urljoin("http://host", path or "/")).path
 
 
 def _valid_port(url: str) -> bool:
@@ -71,7 +104,7 @@ def _origin_and_path(url: str) -> tuple[str, str, str]:
     if ":" in hostname:
         hostname = f"[{hostname}]"  # IPv6, so the port that follows stays unambiguous
     host = hostname + ("" if port in (None, default_port) else f":{port}")
-    return parts.scheme.lower(), host.lower(), parts.path.rstrip("/")
+    return parts.scheme.lower(), host.lower(), resolved_path(parts.path).rstrip("/")
 
 
 def is_allowed_base_url(url: str, allowed_prefixes: Sequence[str]) -> bool:
@@ -80,6 +113,8 @@ def is_allowed_base_url(url: str, allowed_prefixes: Sequence[str]) -> bool:
     Segment-wise, so the prefix ``https://api.example.com`` does not also allow ``https://api.example.com.evil``
     and ``http://gw/v1`` does not allow ``http://gw/v10``.
     """
+    if _path_problems(url):
+        return False  # ambiguous paths are refused even by "*": no prefix can be said to contain them
     if ANY_URL in allowed_prefixes:
         return True
     scheme, host, path = _origin_and_path(url)
@@ -114,9 +149,32 @@ def base_url_refusal(
         return None
     if changing and not is_owner:
         return "Only team owners can set a custom base URL."
+    # Saved before these checks existed, or typed now: a URL that check_base_url refuses is never contacted.
+    unusable = check_base_url(url, "").errors
+    if unusable:
+        return unusable[0]
     if not is_allowed_base_url(url, allowed_prefixes):
         if not allowed_prefixes:
             return "This deployment allows no custom base URLs (CROSSWIRE_ALLOWED_BASE_URLS is empty)."
         allowed = ", ".join(allowed_prefixes)
         return f"This deployment does not allow that base URL; CROSSWIRE_ALLOWED_BASE_URLS allows: {allowed}."
-    return None
+    return _forbidden_host(url, allowed_prefixes)
+
+
+def explicit_hosts(allowed_prefixes: Sequence[str]) -> frozenset[str]:
+    """The hosts the allow-list names (``*`` names none): only these may be link-local or metadata addresses."""
+    hosts = (urlsplit(prefix.strip()).hostname for prefix in allowed_prefixes if prefix.strip() != ANY_URL)
+    return frozenset(host.lower() for host in hosts if host)
+
+
+def address_policy(allowed_prefixes: Sequence[str]) -> AddressPolicy:
+    """What the HTTP client may dial for these prefixes: checked again on each address a host resolves to."""
+    return AddressPolicy(explicit_hosts(allowed_prefixes))
+
+
+def _forbidden_host(url: str, allowed_prefixes: Sequence[str]) -> str | None:
+    host = (urlsplit(url).hostname or "").lower()
+    kind = forbidden_host_kind(host)
+    if kind is None or host in explicit_hosts(allowed_prefixes):
+        return None
+    return f"{host} is {kind}: this deployment contacts it only when CROSSWIRE_ALLOWED_BASE_URLS lists it explicitly."

@@ -27,11 +27,11 @@ async def list_models(endpoint: Endpoint) -> list[str]:
 async def _model_ids(endpoint: Endpoint) -> list[str]:
     async with http_client(endpoint) as http:
         client = sdk_client(endpoint, http)
-        names: list[str] = []
+        names: dict[str, None] = {}  # ordered, and "seen?" in constant time
         async for model in client.models.list():
             model_id = getattr(model, "id", None)
-            if isinstance(model_id, str) and model_id and model_id not in names:
-                names.append(model_id)
+            if isinstance(model_id, str) and model_id:
+                names[model_id] = None
             if len(names) >= MAX_MODELS:
                 break
-        return names
+        return list(names)

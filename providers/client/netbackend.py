@@ -24,6 +24,8 @@ import httpx2
 from httpcore2 import ConnectError, ConnectTimeout, ReadError, ReadTimeout, WriteError, WriteTimeout
 from httpcore2._utils import is_socket_readable  # the poll the anyio and sync backends answer "is_readable" with
 
+from providers.client.addresses import AddressPolicy, AddressRefused
+
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 # anyio's connect_tcp default: try the next address of a dual-stack host after 250 ms.
@@ -164,6 +166,11 @@ def _address(address: Any) -> Any:
 
 
 class AsyncioBackend(httpcore2.AsyncNetworkBackend):
+    address_policy: AddressPolicy | None = None  # None dials whatever the host resolves to
+
+    def __init__(self, address_policy: AddressPolicy | None = None) -> None:
+        self.address_policy = address_policy
+
     async def connect_tcp(
         self,
         host: str,
@@ -173,7 +180,12 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore2.AsyncNetworkStream:
         local_addr = None if local_address is None else (local_address, 0)
-        connect = asyncio.open_connection(host, port, local_addr=local_addr, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY)
+        if self.address_policy is None:
+            connect = asyncio.open_connection(
+                host, port, local_addr=local_addr, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY
+            )
+        else:
+            connect = _open_checked(host, port, local_addr, self.address_policy)
         # asyncio sets TCP_NODELAY on TCP transports already (anyio relies on that); set here so it stays true: a
         # request is small writes that must not wait for Nagle.
         nodelay: SocketOption = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -186,6 +198,47 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+async def _open_checked(
+    host: str, port: int, local_addr: tuple[str, int] | None, policy: AddressPolicy
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Resolve once, keep the addresses the policy allows, and dial those: the check holds for what is connected.
+
+    Dialling the checked addresses (not the name again) is what stops a name that answers differently the second
+    time. TLS still verifies the certificate against the host name: httpcore2 passes it to start_tls itself.
+    """
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    allowed = [info for info in infos if policy.refusal(host, str(info[4][0])) is None]
+    if not allowed:
+        refusal = policy.refusal(host, str(infos[0][4][0])) if infos else f"{host} did not resolve"
+        raise AddressRefused(refusal)
+    error: OSError | None = None
+    for family, _type, proto, _name, address in allowed:
+        try:
+            sock = await _dial(loop, family, proto, address, local_addr)
+        except OSError as exc:
+            error = exc
+            continue
+        return await asyncio.open_connection(sock=sock)
+    assert error is not None
+    raise error
+
+
+async def _dial(
+    loop: asyncio.AbstractEventLoop, family: int, proto: int, address: Any, local_addr: tuple[str, int] | None
+) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM, proto)
+    try:
+        sock.setblocking(False)
+        if local_addr is not None:
+            sock.bind(local_addr)
+        await loop.sock_connect(sock, address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 async def _connect(

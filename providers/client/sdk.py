@@ -14,12 +14,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import httpx2
 
+from providers.client.addresses import AddressPolicy, AddressRefused
 from providers.client.capture import WireRequest
-from providers.client.netbackend import AsyncioTransport
+from providers.client.netbackend import AsyncioBackend, AsyncioTransport
 from providers.errors import ProviderError
 from providers.formats import get_format
 
@@ -33,6 +34,14 @@ class Endpoint:
     max_retries: int = 0  # a playground shows the 429 rather than hiding it behind silent retries
     headers: dict[str, str] = field(default_factory=dict)
     transport: Any = field(default=None, repr=False)  # an httpx2 transport, e.g. ASGITransport for in-process use
+    # Checked on every address dialled (see addresses.py); None connects wherever the URL leads.
+    address_policy: AddressPolicy | None = None
+
+
+# One wording for every failure to connect or to get an answer started: refused, unreachable, DNS, a connect
+# timeout, a port that closes or speaks something else. Told apart, they map which ports of an internal host are
+# open to anyone who can save a base URL.
+CONNECTION_FAILED = "Could not reach the provider at this base URL (no connection, or it closed without answering)."
 
 
 class RawResponse(Protocol):
@@ -42,6 +51,7 @@ class RawResponse(Protocol):
     def aiter_bytes(self) -> AsyncIterator[bytes]: ...
 
 
+_E = TypeVar("_E", bound=BaseException)
 OnRequest = Callable[[WireRequest], Awaitable[None]]
 
 
@@ -63,7 +73,8 @@ def http_client(endpoint: Endpoint, on_request: OnRequest | None = None) -> http
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
     transport = endpoint.transport
     if transport is None and not _environment_proxies():
-        transport = AsyncioTransport(verify=_tls_context())  # a cheaper read per chunk, see netbackend
+        # A cheaper read per chunk (see netbackend), and the backend that checks each address it dials.
+        transport = AsyncioTransport(verify=_tls_context(), network_backend=AsyncioBackend(endpoint.address_policy))
     return httpx2.AsyncClient(
         timeout=timeout, event_hooks={"request": [hook]}, transport=transport, verify=_tls_context()
     )
@@ -144,14 +155,15 @@ def map_exception(endpoint: Endpoint, exc: Exception) -> ProviderError:
         body = response.content if response is not None else b""
         headers = dict(response.headers) if response is not None else {}
         return get_format(endpoint.format).decode_error(exc.status_code, body, headers)
-    if isinstance(exc, sdk.APITimeoutError):
+    refused = _cause(exc, AddressRefused)
+    if refused is not None:
+        return ProviderError("refused", str(refused))
+    if _cause(exc, httpx2.ConnectTimeout) is not None:
+        return ProviderError("connection", CONNECTION_FAILED, retryable=True)
+    if isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException):
         return ProviderError("timeout", f"No answer within {endpoint.timeout:g} s.", retryable=True)
-    if isinstance(exc, sdk.APIConnectionError):
-        return ProviderError("connection", f"Could not reach the provider: {_reason(exc)}", retryable=True)
-    if isinstance(exc, httpx2.TimeoutException):
-        return ProviderError("timeout", f"No answer within {endpoint.timeout:g} s.", retryable=True)
-    if isinstance(exc, httpx2.TransportError):
-        return ProviderError("connection", f"Could not reach the provider: {exc}", retryable=True)
+    if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
+        return ProviderError("connection", CONNECTION_FAILED, retryable=True)
     if isinstance(exc, _sdk_base_error(endpoint)):
         # The SDK refused before sending anything (e.g. the openai SDK without a key); its message says why.
         return ProviderError("invalid_request", _shorten(str(exc)))
@@ -168,7 +180,13 @@ def _shorten(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _reason(exc: Exception) -> str:
-    """The SDKs say only "Connection error."; the transport error under it says what happened (refused, DNS)."""
-    cause = exc.__cause__
-    return f"{exc} ({cause})" if cause is not None and str(cause) else str(exc)
+def _cause(exc: BaseException, kind: type[_E]) -> _E | None:
+    """The first exception of ``kind`` in the chain the SDK and httpx2 wrap transport errors in."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # SDK error -> httpx2 error -> httpcore2 error -> OSError: a short chain
+        if seen is None:
+            return None
+        if isinstance(seen, kind):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

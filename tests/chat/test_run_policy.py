@@ -57,3 +57,31 @@ async def test_a_narrowed_allow_list_stops_runs_to_an_endpoint_saved_before(
     await frames_until(chat, "run.end")
     await chat.disconnect()
     assert len(echo_provider.RECEIVED) == before + 1
+
+
+@pytest.mark.parametrize("suffix", ["/v1/../..", "/v1/%2e%2e/private"])
+async def test_a_stored_url_with_an_escaping_path_is_refused_at_run_start(
+    suffix: str,
+    conversation: Conversation,
+    team: Team,
+    echo_url: str,
+    alice_ws_headers: list[tuple[bytes, bytes]],
+    settings: SettingsWrapper,
+) -> None:
+    # Saved before the path checks existed: the allow-list names the prefix the path pretends to stay under.
+    endpoint = Endpoint(
+        team=team, name="Escaping", kind=Endpoint.Kind.COMPATIBLE, format="openai-chat", base_url=echo_url + suffix
+    )
+    endpoint.set_api_key("sk-must-never-travel-0123456789")
+    await endpoint.asave()
+    settings.CROSSWIRE_ALLOWED_BASE_URLS = [echo_url + "/v1"]
+    before = len(echo_provider.RECEIVED)
+
+    chat = await open_chat(conversation.pk, alice_ws_headers)
+    await chat.receive_json_from()
+    turn = await database_sync_to_async(options)("Escaping", model="echo-stream", tools=[])
+    await chat.send_json_to({"type": "send", "text": "hello", "options": turn})
+    reply = await chat.receive_json_from()
+    await chat.disconnect()
+    assert reply["type"] == "error" and reply["error"].startswith("Escaping cannot be used: ")
+    assert len(echo_provider.RECEIVED) == before

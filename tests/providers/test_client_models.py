@@ -16,6 +16,7 @@ from starlette.routing import Route
 from providers.client import Endpoint
 from providers.client import models as client_models
 from providers.client.models import list_models
+from providers.client.sdk import CONNECTION_FAILED
 from providers.errors import ProviderError
 from providers.simulator import anthropic_server, openai_server
 from providers.simulator.app import create_server_app
@@ -66,7 +67,7 @@ async def test_a_refused_connection_is_a_connection_error() -> None:
     with pytest.raises(ProviderError) as caught:
         await list_models(endpoint)
     assert caught.value.type == "connection" and caught.value.retryable
-    assert caught.value.message.startswith("Could not reach the provider: Connection error. (")
+    assert caught.value.message == CONNECTION_FAILED
 
 
 @pytest.fixture
