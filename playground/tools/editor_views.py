@@ -6,7 +6,6 @@ the fields they re-render keep every character the user typed.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.decorators import login_required
@@ -16,10 +15,12 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
+from playground.tools import limits
 from playground.tools.builtins import BUILTINS
 from playground.tools.forms import SCHEMA_TEMPLATES, ToolForm, pretty, schema_report
 from playground.tools.schema import schema_from_example
 from playground.tools.views import editable_team, editor_context, name_check, team_tool
+from providers.jsonsafe import JSONInputError
 
 if TYPE_CHECKING:
     from playground.teams.models import Team
@@ -83,12 +84,17 @@ def fill_example(request: HtmxHttpRequest) -> HttpResponse:
     if not text.strip():
         return _example_problem(request, "Paste the arguments of an example call, as a JSON object.")
     try:
-        example: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return _example_problem(request, f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")
+        # The example becomes a schema, so it is held to the schema's size limit.
+        example: Any = limits.read_json(text, what="The example", limit=limits.schema_bytes())
+    except JSONInputError as exc:
+        return _example_problem(request, str(exc))
     if not isinstance(example, dict):
         return _example_problem(request, "Example arguments must be a JSON object, like a tool call's arguments.")
-    response = _definition(request, team, parameters=pretty(schema_from_example(example)))
+    schema = schema_from_example(example)
+    if too_deep := limits.depth_refusal(schema):
+        # genson nests "properties" inside each object, so the schema is about twice as deep as the example.
+        return _example_problem(request, f"The schema made from this example would be too deep. {too_deep}")
+    response = _definition(request, team, parameters=pretty(schema))
     cleared = render_to_string("tools/editor.html#example_problems", {"oob": True}, request=request)
     response.write(cleared)
     return response

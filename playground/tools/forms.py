@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 
+from playground.tools import limits
 from playground.tools.builtins import BUILTINS
 from playground.tools.models import Tool
 from playground.tools.schema import Problem, check_tool_name, parse_schema_text, portability
+from providers.jsonsafe import JSONInputError
 
 if TYPE_CHECKING:
     from django.http import QueryDict
@@ -147,9 +149,9 @@ def check_when(text: str) -> tuple[dict[str, Any], str]:
     if not text.strip():
         return {}, ""  # no conditions: the rule matches every call
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return {}, f"`when` is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        value = limits.read_json(text, what="`when`", limit=limits.canned_bytes(), invalid="`when` is not valid JSON")
+    except JSONInputError as exc:
+        return {}, str(exc)
     if not isinstance(value, dict):
         return {}, '`when` must be a JSON object of argument paths to values, e.g. {"city": "Paris"}.'
     for path in value:
@@ -183,6 +185,7 @@ def checked_rules(rows: list[RuleRow]) -> list[str]:
     errors = []
     for number, row in enumerate((r for r in rows if not r.blank), start=1):
         row.parsed, row.error = check_when(row.when)
+        row.error = row.error or limits.answer_refusal(row.response, "The response")
         if row.error:
             errors.append(f"Rule {number}: {row.error}")
     return errors
@@ -227,6 +230,8 @@ class ToolForm(forms.Form):
         if mode == Tool.Mode.CANNED:
             for message in checked_rules(self.rules):
                 self.add_error(None, message)
+            if refusal := limits.answer_refusal(cleaned.get("canned_default", ""), "The default response"):
+                self.add_error("canned_default", refusal)
         return cleaned
 
     def save(self) -> Tool:

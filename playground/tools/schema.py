@@ -10,6 +10,11 @@ from typing import Any
 from genson import SchemaBuilder
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from referencing.exceptions import Unresolvable
+
+from playground.tools import limits
+from playground.tools.schema_walk import LOCAL_ONLY, hazards
+from providers.jsonsafe import JSONInputError
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -49,21 +54,39 @@ def _problems(errors: list[ValidationError]) -> list[Problem]:
 
 
 def check_schema(schema: Any) -> list[Problem]:
-    """Validate against the JSON Schema meta-schema, then what tool calling needs on top (an object at the root)."""
+    """Validate against the JSON Schema meta-schema, then what tool calling needs on top (an object at the root),
+    then what would break checking a call (references that loop or point nowhere, patterns Python cannot read)."""
     if not isinstance(schema, dict):
         return [Problem("", "The parameters schema must be a JSON object.")]
+    if too_deep := limits.depth_refusal(schema):
+        # First: everything below walks the schema recursively (the validator, portability, json.dumps).
+        return [Problem("", too_deep)]
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
     problems = _problems(list(meta.iter_errors(schema)))
+    # The walk reads keywords as the meta-schema shapes them, so only a schema that passed it is walked.
+    walked = [] if problems else [Problem(f.path, f.message) for f in hazards(schema)]
     if schema.get("type") != "object":
         problems.append(Problem("/type", 'Tool parameters must be "type": "object" at the top level.'))
-    return problems
+    return problems + walked
+
+
+def check_schema_limits(schema: Any) -> list[Problem]:
+    """The depth and size limits for a schema that arrived already parsed (inside an import), before check_schema."""
+    if too_deep := limits.depth_refusal(schema):
+        return [Problem("", too_deep)]
+    size = len(json.dumps(schema, ensure_ascii=False, separators=(",", ":")).encode())
+    refusal = limits.size_refusal("The schema", size, limits.schema_bytes())
+    return [Problem("", refusal)] if refusal else []
 
 
 def parse_schema_text(text: str) -> tuple[Any, list[Problem]]:
+    """The schema typed in the editor, refused by size before it is parsed and by depth before it is walked."""
+    if not text.strip():
+        return {"type": "object", "properties": {}}, []
     try:
-        schema = json.loads(text) if text.strip() else {"type": "object", "properties": {}}
-    except json.JSONDecodeError as exc:
-        return None, [Problem("", f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).")]
+        schema = limits.read_json(text, what="The schema", limit=limits.schema_bytes())
+    except JSONInputError as exc:
+        return None, [Problem("", str(exc))]
     return schema, check_schema(schema)
 
 
@@ -77,17 +100,41 @@ class ArgumentCheck:
         return "; ".join(str(p) for p in self.problems)
 
 
+# What a schema saved before check_schema refused these can still raise while validating, caught so a conversation
+# gets a problem to show instead of an exception.
+_UNUSABLE = (RecursionError, Unresolvable, re.error)
+
+
+def _validator(schema: Any) -> Draft202012Validator:
+    return Draft202012Validator(schema, registry=LOCAL_ONLY)
+
+
+def _unusable(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        reason = "it refers to itself, or nests, too deeply"
+    elif isinstance(exc, Unresolvable):
+        reason = f"the reference {exc.ref!r} points nowhere in it"
+    else:
+        reason = f"a pattern is not a regular expression Python can use ({exc})"
+    return f"The tool's schema cannot check these arguments: {reason}."
+
+
 def check_arguments(schema: dict[str, Any] | None, arguments: str) -> ArgumentCheck:
     """Parse a call's argument text and validate it against the tool's schema."""
     try:
         value = json.loads(arguments) if arguments.strip() else {}
     except json.JSONDecodeError as exc:
         return ArgumentCheck(False, None, [Problem("", f"Arguments are not valid JSON: {exc.msg} at {exc.pos}.")])
+    except (RecursionError, ValueError):  # nested past the recursion limit, or an integer past the digit limit
+        return ArgumentCheck(False, None, [Problem("", "Arguments are JSON too deep or too long to read.")])
     if not isinstance(value, dict):
         return ArgumentCheck(False, value, [Problem("", "Arguments must be a JSON object.")])
     if not schema:
         return ArgumentCheck(True, value, [])
-    problems = _problems(list(Draft202012Validator(schema).iter_errors(value)))
+    try:
+        problems = _problems(list(_validator(schema).iter_errors(value)))
+    except _UNUSABLE as exc:
+        problems = [Problem("", _unusable(exc))]
     return ArgumentCheck(not problems, value, problems)
 
 
@@ -157,7 +204,8 @@ def field_states(schema: dict[str, Any] | None, partial: str) -> list[FieldState
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     names = [n for n in properties if n in everything or n in required] + [n for n in everything if n not in properties]
-    states = [_field_state(n, everything, settled, properties, schema) for n in names]
+    root = _validator(schema)  # a property's `$ref` resolves against the whole schema, as in the final check
+    states = [_field_state(n, everything, settled, properties, root) for n in names]
     if everything and _last_value_open(partial):
         # The last field's object or array is still being written: it cannot be judged yet.
         last = list(everything)[-1]
@@ -181,15 +229,22 @@ def _last_value_open(partial: str) -> bool:
 
 
 def _field_state(
-    name: str, everything: dict[str, Any], settled: dict[str, Any], properties: dict[str, Any], schema: dict[str, Any]
+    name: str,
+    everything: dict[str, Any],
+    settled: dict[str, Any],
+    properties: dict[str, Any],
+    root: Draft202012Validator,
 ) -> FieldState:
     if name not in everything:
         return FieldState(name, "missing", "required, not sent yet")
     if name not in settled or settled[name] != everything[name]:
         return FieldState(name, "streaming")
     if name not in properties:
-        if schema.get("additionalProperties") is False:
+        if root.schema.get("additionalProperties") is False:
             return FieldState(name, "invalid", "not in the schema")
         return FieldState(name, "ok")
-    errors = sorted(Draft202012Validator(properties[name]).iter_errors(everything[name]), key=lambda e: e.message)
+    try:
+        errors = sorted(root.evolve(schema=properties[name]).iter_errors(everything[name]), key=lambda e: e.message)
+    except _UNUSABLE as exc:
+        return FieldState(name, "invalid", _unusable(exc))
     return FieldState(name, "invalid", errors[0].message) if errors else FieldState(name, "ok")

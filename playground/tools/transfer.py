@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from django.db import transaction
 
+from playground.tools import limits
 from playground.tools.builtins import BUILTINS
 from playground.tools.config import ToolConfig
 from playground.tools.forms import check_when, unique_name
 from playground.tools.models import Tool
-from playground.tools.schema import check_schema, check_tool_name
+from playground.tools.schema import check_schema, check_schema_limits, check_tool_name
 from providers import anthropic
+from providers.jsonsafe import JSONInputError
 
 if TYPE_CHECKING:
     from playground.teams.models import Team
@@ -65,11 +67,15 @@ def _detect(entries: list[Any]) -> str:
 
 
 def read_document(text: str, fmt: str = "auto") -> tuple[str, list[Any]]:
-    """The format (given or detected) and the raw tool entries, or ImportRefused."""
+    """The format (given or detected) and the raw tool entries, or ImportRefused.
+
+    The size and depth limits hold for the whole document, so nothing below (the codecs, the schema checks) can
+    meet more than ``CROSSWIRE_MAX_JSON_DEPTH`` levels.
+    """
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportRefused(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).") from None
+        document = limits.read_json(text, what="The tool list", limit=limits.import_bytes())
+    except JSONInputError as exc:
+        raise ImportRefused(str(exc)) from None
     if isinstance(document, dict) and document.get("format") == CROSSWIRE_FORMAT:
         if document.get("version") != CROSSWIRE_VERSION:
             raise ImportRefused(f"Unsupported Crosswire export version {document.get('version')!r}.")
@@ -126,11 +132,21 @@ def _rule_problems(rules: Any) -> list[str]:
     problems = []
     for number, rule in enumerate(rules, start=1):
         when = rule.get("when", {}) if isinstance(rule, dict) else None
+        response = rule.get("response", "") if isinstance(rule, dict) else ""
         if not isinstance(when, dict):
             problems.append(f"canned_rules rule {number}: `when` must be a JSON object.")
-        elif error := check_when(json.dumps(when))[1]:
+        elif error := check_when(json.dumps(when))[1] or _answer_problem(response, "The response"):
             problems.append(f"canned_rules rule {number}: {error}")
     return problems
+
+
+def _answer_problem(answer: Any, what: str) -> str:
+    """The same limits as the editor's canned answers, which are always text (null reads as no answer)."""
+    if answer is None:
+        return ""
+    if not isinstance(answer, str):
+        return f"{what} must be a string."
+    return limits.answer_refusal(answer, what)
 
 
 def _crosswire_problems(fields: dict[str, Any]) -> list[str]:
@@ -139,7 +155,10 @@ def _crosswire_problems(fields: dict[str, Any]) -> list[str]:
         return [f"mode: {mode!r} is not one of {', '.join(Tool.Mode.values)}."]
     if mode == Tool.Mode.BUILTIN and fields.get("builtin") not in BUILTINS:
         return [f"builtin: {fields.get('builtin')!r} is not a built-in tool ({', '.join(BUILTINS)})."]
-    return _rule_problems(fields.get("canned_rules", []))
+    problems = _rule_problems(fields.get("canned_rules", []))
+    if default := _answer_problem(fields.get("canned_default", ""), "The default response"):
+        problems.append(f"canned_default: {default}")
+    return problems
 
 
 def _problems(fields: dict[str, Any], fmt: str) -> list[str]:
@@ -152,7 +171,9 @@ def _problems(fields: dict[str, Any], fmt: str) -> list[str]:
     if fields.get("strict") not in (None, True, False):
         problems.append("strict: must be true or false.")
     schema = fields.get("parameters", {"type": "object", "properties": {}})
-    problems.extend(f"parameters{p.path}: {p.message}" for p in check_schema(schema))
+    # The limits first: a schema over them is refused before the meta-schema validator spends time on it.
+    schema_problems = check_schema_limits(schema) or check_schema(schema)
+    problems.extend(f"parameters{p.path}: {p.message}" for p in schema_problems)
     if fmt == "crosswire":
         problems.extend(_crosswire_problems(fields))
     return problems

@@ -15,14 +15,13 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from playground.tools import transfer
+from playground.tools import limits, transfer
 from playground.tools.views import current_membership, editable_team
 
 if TYPE_CHECKING:
     from playground.teams.models import Team
     from playground.tools.views import HtmxHttpRequest
 
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 IMPORT_FORMATS = {"auto": "Detect automatically", **transfer.EXPORT_FORMATS}
 CONFLICT_CHOICES = {"skip": "Skip tools whose name exists", "rename": "Import them under a new name"}
 
@@ -58,12 +57,17 @@ def _import_context(request: HtmxHttpRequest, **extra: Any) -> dict[str, Any]:
 
 
 def _posted_text(request: HtmxHttpRequest) -> str:
-    """An uploaded file wins over the pasted text; the file's content is echoed back into the text box."""
+    """An uploaded file wins over the pasted text; the file's content is echoed back into the text box.
+
+    A file over the import limit is refused before it is read; pasted text is measured in transfer.read_document.
+    """
     upload = request.FILES.get("file")
     if upload is None:
         return request.POST.get("text", "")
-    if upload.size is not None and upload.size > MAX_UPLOAD_BYTES:
-        raise transfer.ImportRefused(f"{upload.name} is larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB.")
+    if upload.size is not None and (
+        refusal := limits.size_refusal(upload.name or "The file", upload.size, limits.import_bytes())
+    ):
+        raise transfer.ImportRefused(refusal)
     try:
         return upload.read().decode("utf-8-sig")
     except UnicodeDecodeError:
