@@ -7,12 +7,15 @@ docs/architecture.md for why the domains share one app and one migration history
 from __future__ import annotations
 
 from playground.chat.models import RunProcess
+from playground.compare.models import Comparison, ComparisonRun
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Invitation, Membership, Role, Team
 from playground.tools.models import Tool
 
 __all__ = [
+    "Comparison",
+    "ComparisonRun",
     "Conversation",
     "Endpoint",
     "Invitation",

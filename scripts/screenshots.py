@@ -92,6 +92,22 @@ async def capture_chat(page: Page, url: str, theme: str, out: Path) -> None:
     await page.screenshot(path=out / f"chat-done-{theme}.png")
 
 
+async def capture_compare(page: Page, url: str, theme: str, out: Path) -> None:
+    """The three simulator dialects on one prompt: the set-up, then the finished comparison with its summary."""
+    await page.set_viewport_size({"width": 1600, "height": 1000})
+    await page.goto(f"{url}/compare/")
+    await page.wait_for_selector("[data-testid=compare-column-setup]")
+    await page.screenshot(path=out / f"compare-setup-{theme}.png")
+    await page.get_by_test_id("compare-run").click()
+    await page.wait_for_url("**/compare/*/")
+    columns = page.get_by_test_id("compare-column")
+    for i in range(await columns.count()):
+        await columns.nth(i).locator("[data-testid=run-status][data-status=done]").wait_for(timeout=60_000)
+    await page.wait_for_selector("[data-testid=wire-diff] table")
+    await page.wait_for_timeout(800)
+    await page.screenshot(path=out / f"compare-{theme}.png", full_page=True)
+
+
 # A conversation whose web process died mid-answer, as the survivors show it (see docs/deploy.md).
 INTERRUPTED = """
 from playground.chat.options import ChatOptions
@@ -179,6 +195,7 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.keyboard.press("Escape")
             await capture_team_and_interrupted(page, url, theme, out, interrupted)
             await capture_chat(page, url, theme, out)
+            await capture_compare(page, url, theme, out)
             await context.close()
         await browser.close()
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from playground.tools.config import ToolConfig, answer_automatically
-from playground.tools.results import ToolResult
+from playground.tools.results import ToolResult, call_key
 from playground.tools.schema import check_arguments
 from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
 from providers.errors import ProviderError
@@ -70,6 +70,9 @@ class ToolLoop:
     settings: LoopSettings = LoopSettings()
     # Calls of the history's last answer still unanswered (a run resumed after it was interrupted): answered first.
     pending: list[ToolCall] = field(default_factory=list)
+    # A replay's original answers by call key (tools.results.call_key): reused for the same call, so a replay is
+    # deterministic wherever the new model does what the original did.
+    recorded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
@@ -176,7 +179,7 @@ class ToolLoop:
             self.invalid_attempts[tool.name] += 1
             text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
             return await self._deliver(call, ToolResult(text, True, "validation"))
-        result = answer_automatically(tool, check.value)
+        result = self.recorded.get(call_key(tool.name, check.value)) or answer_automatically(tool, check.value)
         if result is None:
             result = await self.hooks.manual_result(call)
         return await self._deliver(call, result)

@@ -23,6 +23,7 @@ from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
 from playground.tools.models import Tool
+from playground.tools.results import recorded_results
 from providers.types import ChatRequest, Message, ToolCall
 
 BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
@@ -233,7 +234,8 @@ def _loop(
     client = endpoint.client_endpoint(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
     request = build_request(conversation, options, list(tools.values()), history)
     loop_settings = LoopSettings(options.max_round_trips, options.max_invalid_retries, options.approve)
-    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending)
+    recorded = recorded_results(conversation.recorded_results or [])
+    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded)
 
 
 def build_request(

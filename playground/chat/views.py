@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from playground.chat.options import ChatOptions
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
+from playground.compare.replay import replay_points
 from playground.conversations.models import Conversation
 from playground.conversations.present import round_trip_view, transcript
 from playground.teams.access import get_current_team, membership_for
@@ -93,6 +94,8 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "message_count": len(saved),
         "round_trips": [round_trip_view(rt) for rt in round_trips],
         "max_message_bytes": settings.CROSSWIRE_MAX_MESSAGE_BYTES,
+        "replay_points": replay_points(conversation),
+        "comparisons": [run.comparison for run in conversation.comparison_runs.select_related("comparison")],
     }
 
 

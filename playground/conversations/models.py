@@ -39,6 +39,9 @@ class Conversation(models.Model):
     tools = models.JSONField(default=list, blank=True)  # ToolConfig snapshots, exactly as the run used them
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.IDLE)
     status_message = models.TextField(blank=True)
+    # A replay's answers from the conversation it replays: a call to the same tool with JSON-equal arguments gets
+    # the original result again, so the replay differs only where the new model does ([{name, arguments, ...}]).
+    recorded_results = models.JSONField(default=list, blank=True)
     # The web process running it (playground.chat.processes), so a dead one's runs are found at once.
     run_owner = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -11,7 +11,11 @@ from providers.client import REDACTED
 
 # Which header carries the key, and the variable a user would keep it in.
 KEY_HEADERS = {"authorization": "Bearer ${KEY}", "x-api-key": "${KEY}"}
-KEY_VARIABLES = {"openai-chat": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_VARIABLES = {
+    "openai-chat": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
 # Headers the SDKs add for their own telemetry: noise in a snippet someone will paste.
 SKIPPED_PREFIXES = ("x-stainless-", "user-agent", "content-length", "host", "accept-encoding", "connection")
 
@@ -49,9 +53,10 @@ def as_python(wire_request: dict[str, Any], fmt: str) -> str:
         head = ["import anthropic", "", f"client = anthropic.Anthropic(base_url={base!r})  # key: ANTHROPIC_API_KEY"]
         call = "client.messages.create"
     else:
-        base = url.removesuffix("/chat/completions")
+        responses = fmt == "openai-responses"
+        base = url.removesuffix("/responses" if responses else "/chat/completions")
         head = ["import openai", "", f"client = openai.OpenAI(base_url={base!r})  # key: OPENAI_API_KEY"]
-        call = "client.chat.completions.create"
+        call = "client.responses.create" if responses else "client.chat.completions.create"
     stream = bool(body.get("stream"))
     args = ",\n".join(f"    {key}={_py(value)}" for key, value in body.items())
     lines = [*head, "", f"response = {call}(\n{args},\n)"]

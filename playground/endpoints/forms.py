@@ -31,6 +31,13 @@ KINDS: dict[str, KindSpec] = {
             Endpoint.Kind.OPENAI, "OpenAI", "openai-chat", "https://api.openai.com/v1", "The OpenAI API with your key."
         ),
         KindSpec(
+            Endpoint.Kind.OPENAI_RESPONSES,
+            "OpenAI (Responses API)",
+            "openai-responses",
+            "https://api.openai.com/v1",
+            "The OpenAI Responses API with your key: reasoning items are kept and sent back with each turn.",
+        ),
+        KindSpec(
             Endpoint.Kind.ANTHROPIC,
             "Anthropic",
             "anthropic",

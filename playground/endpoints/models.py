@@ -14,6 +14,7 @@ class Endpoint(models.Model):
     class Kind(models.TextChoices):
         SIMULATED = "simulated", "Simulator"
         OPENAI = "openai", "OpenAI"
+        OPENAI_RESPONSES = "openai-responses", "OpenAI (Responses API)"
         ANTHROPIC = "anthropic", "Anthropic"
         COMPATIBLE = "openai-compatible", "OpenAI-compatible"
 

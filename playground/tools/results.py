@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 class ToolFailure(Exception):
@@ -14,3 +17,17 @@ class ToolResult:
     content: str
     is_error: bool = False
     source: str = ""  # "builtin:calculator", "canned:rule 2", "canned:default", "manual", "validation"
+
+
+def call_key(name: str, arguments: Any) -> tuple[str, str]:
+    """A call as a replay matches it: the tool, and its arguments as canonical JSON (key order and spacing aside)."""
+    return name, json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def recorded_results(rows: list[Mapping[str, Any]]) -> dict[tuple[str, str], ToolResult]:
+    """Saved ``{name, arguments, content, is_error}`` rows (a replay's originals) by call key; the first one wins."""
+    results: dict[tuple[str, str], ToolResult] = {}
+    for row in rows:
+        key = (str(row.get("name", "")), str(row.get("arguments", "")))
+        results.setdefault(key, ToolResult(str(row.get("content", "")), bool(row.get("is_error")), "replay"))
+    return results

@@ -1,8 +1,9 @@
 """The official SDKs do the HTTP: keys, base URLs, timeouts, retries and status errors.
 
-Both SDKs are used through their public ``with_streaming_response`` API, which hands back the raw response so
-the bytes can be recorded for the wire pane and translated from the raw events: the SDKs' models never see a field
-they do not know, and no event is parsed twice. An httpx2 request hook records the exact request that left.
+Both SDKs are used through their public ``with_streaming_response`` API (``messages``, ``responses`` or
+``chat.completions``, per format), which hands back the raw response so the bytes can be recorded for the wire
+pane and translated from the raw events: the SDKs' models never see a field they do not know, and no event is
+parsed twice. An httpx2 request hook records the exact request that left.
 """
 
 from __future__ import annotations
@@ -111,11 +112,19 @@ def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, A
 async def open_response(endpoint: Endpoint, body: dict[str, Any], on_request: OnRequest) -> AsyncIterator[Any]:
     """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response."""
     async with http_client(endpoint, on_request) as http:
-        client = sdk_client(endpoint, http)
-        resource = client.messages if endpoint.format == "anthropic" else client.chat.completions
+        resource = sdk_resource(endpoint, sdk_client(endpoint, http))
         kwargs = _split_body(resource.create, body)
         async with resource.with_streaming_response.create(**kwargs) as response:
             yield response
+
+
+def sdk_resource(endpoint: Endpoint, client: Any) -> Any:
+    """The SDK resource whose ``create`` posts this format's requests (Messages, Responses or Chat Completions)."""
+    if endpoint.format == "anthropic":
+        return client.messages
+    if endpoint.format == "openai-responses":
+        return client.responses
+    return client.chat.completions
 
 
 def sdk_client(endpoint: Endpoint, http: httpx2.AsyncClient) -> Any:

@@ -6,8 +6,8 @@ run the scripted model, and encode its answer with the codec (streamed at ``pace
 Vendor specifics (error bodies, ids, compat profiles, thinking signatures) live in the ``*_server`` modules.
 
 Routes are relative to the mount point: ``create_app()`` is mounted at ``/sim`` by Crosswire's ASGI router and by
-``create_server_app()`` (the standalone server), so base URLs are ``http://host:port/sim/openai/v1`` and
-``http://host:port/sim/anthropic``.
+``create_server_app()`` (the standalone server), so base URLs are ``http://host:port/sim/openai/v1`` (Chat
+Completions and Responses) and ``http://host:port/sim/anthropic``.
 """
 
 from __future__ import annotations
@@ -49,12 +49,14 @@ def create_app(*, pace_ms: float = 0.0, slow_first_byte_s: float = 5.0, slow_pac
     ``slow_first_byte_s`` and ``slow_pace_ms``: the delays of the ``sim-slow`` model."""
     from providers.simulator.anthropic_server import AnthropicServer
     from providers.simulator.openai_server import OpenAIServer
+    from providers.simulator.responses_server import ResponsesServer
 
     settings = Settings(pace_ms, slow_first_byte_s, slow_pace_ms)
-    openai, anthropic = OpenAIServer(), AnthropicServer()
+    openai, responses, anthropic = OpenAIServer(), ResponsesServer(), AnthropicServer()
     return Starlette(
         routes=[
             Route("/openai/v1/chat/completions", _chat_endpoint(openai, settings), methods=["POST"]),
+            Route("/openai/v1/responses", _chat_endpoint(responses, settings), methods=["POST"]),
             Route("/openai/v1/models", _models_endpoint(openai), methods=["GET"]),
             Route("/anthropic/v1/messages", _chat_endpoint(anthropic, settings), methods=["POST"]),
             Route("/anthropic/v1/models", _models_endpoint(anthropic), methods=["GET"]),
@@ -124,7 +126,7 @@ async def _answer(
         if fault.cut:
             return sse_response(*_cut_events(vendor, sse_events, events), pace_s=pace_s)
         if fault.error_event:
-            return sse_response(_error_midway(events), None, pace_s=pace_s)
+            return sse_response(_error_midway(vendor, sse_events, events), None, pace_s=pace_s)
         return sse_response(events, None, pace_s=pace_s)
     if fault.error_event:
         return vendor.fault_response("overloaded", exchange.seed)
@@ -141,8 +143,15 @@ def _cut_events(vendor: VendorServer, sse_events: list[SSEEvent], events: list[b
     return events[:middle], events[middle][: max(1, len(events[middle]) // 2)]
 
 
-def _error_midway(events: list[bytes]) -> list[bytes]:
-    """Half of the content, then the error event the codec put last: the stream fails while it is flowing."""
+def _error_midway(vendor: VendorServer, sse_events: list[SSEEvent], events: list[bytes]) -> list[bytes]:
+    """Half of the content, then the error event the codec put last: the stream fails while it is flowing.
+
+    A vendor whose failure takes more than one event, or whose events are numbered (Responses: ``error`` then
+    ``response.failed``, and a ``sequence_number`` on each), cuts its own stream in ``fail_midway``.
+    """
+    own = getattr(vendor, "fail_midway", None)
+    if own is not None:
+        return [event.encode() for event in own(sse_events)]
     body = events[:-1]
     return [*body[: max(1, len(body) // 2)], events[-1]]
 

@@ -69,7 +69,7 @@ async def test_add_from_a_preset_then_test_the_simulator(providers_page: Page) -
     await expect(row).to_contain_text("2 models")
     assert KEY not in await page.content()
 
-    simulated = page.locator("tbody.endpoint").filter(has_text="Simulated OpenAI")
+    simulated = page.locator("tbody.endpoint").filter(has_text=re.compile(r"Simulated OpenAI(?! Responses)"))
     await expect(simulated).to_contain_text("Simulator, no key needed")
     await simulated.get_by_test_id("test-connection").click()
     result = simulated.get_by_test_id("test-result")

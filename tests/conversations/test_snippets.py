@@ -45,3 +45,11 @@ def test_python_snippet_for_openai_chat() -> None:
     wire = {**WIRE, "url": "http://localhost:11434/v1/chat/completions", "body": {"model": "m", "stream": False}}
     code = as_python(wire, "openai-chat")
     assert "openai.OpenAI(base_url='http://localhost:11434/v1')" in code and "print(response)" in code
+
+
+def test_python_snippet_for_openai_responses_calls_the_responses_api() -> None:
+    wire = {**WIRE, "url": "https://api.openai.com/v1/responses", "body": {"model": "m", "input": "hi"}}
+    code = as_python(wire, "openai-responses")
+    assert "openai.OpenAI(base_url='https://api.openai.com/v1')" in code
+    assert "client.responses.create(" in code and "chat.completions" not in code
+    assert "OPENAI_API_KEY" in as_curl(wire, "openai-responses")

@@ -1,0 +1,78 @@
+"""Did the columns call the same tools with JSON-equal arguments, and where not, which fields differ."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from playground.compare.summary import CallSummary, ColumnSummary
+
+
+@dataclass(frozen=True)
+class Difference:
+    index: int  # the call's position in each column's sequence
+    kind: str  # "tool": different tools (or a call missing); "arguments": same tool, fields differ
+    names: list[str]  # per column, "" where that column made no call at this position
+    fields: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    compared: int  # columns compared (those that made at least one round trip)
+    agree: bool
+    differences: list[Difference]
+    # Column position -> index of a call that differs from another column's -> the fields that differ ("" for the
+    # tool itself): the cards and fields the page highlights.
+    differing_calls: dict[int, dict[int, list[str]]]
+
+    @property
+    def headline(self) -> str:
+        if self.compared < 2:
+            return "Run at least two columns to compare their tool calls."
+        if self.agree:
+            return f"All {self.compared} columns called the same tools with JSON-equal arguments."
+        return f"The columns differ in {len(self.differences)} place{'s' if len(self.differences) != 1 else ''}."
+
+
+def agreement(columns: list[ColumnSummary]) -> Agreement:
+    compared = [c for c in columns if c.round_trips]
+    sequences = [c.calls for c in compared]
+    differences = [d for i in range(max(map(len, sequences), default=0)) if (d := _compare_at(i, sequences))]
+    differing: dict[int, dict[int, list[str]]] = {}
+    for difference in differences:
+        for column, calls in zip(compared, sequences, strict=True):
+            if difference.index < len(calls):
+                differing.setdefault(column.position, {})[difference.index] = difference.fields
+    return Agreement(len(compared), not differences, differences, differing)
+
+
+def _compare_at(index: int, sequences: list[list[CallSummary]]) -> Difference | None:
+    calls = [s[index] if index < len(s) else None for s in sequences]
+    names = [c.name if c else "" for c in calls]
+    if len(set(names)) > 1:
+        return Difference(index, "tool", names)
+    keys = {c.key() for c in calls if c}
+    if len(keys) <= 1:
+        return None
+    return Difference(index, "arguments", names, differing_fields([c.arguments for c in calls if c]))
+
+
+def differing_fields(values: list[Any]) -> list[str]:
+    """Top-level argument fields whose values are not JSON-equal in every column ("(arguments)" if not objects)."""
+    if not all(isinstance(v, dict) for v in values):
+        return ["(arguments)"]
+    names = sorted({name for value in values for name in value})
+    return [n for n in names if len({json.dumps(v.get(n, _MISSING), sort_keys=True) for v in values}) > 1]
+
+
+_MISSING = {"__missing__": True}
+
+
+def consistency(runs: list[list[tuple[str, str]]]) -> float | None:
+    """The share of repeats that made the most common sequence of calls (1.0: every repeat agreed)."""
+    if not runs:
+        return None
+    most_common = Counter(json.dumps(r) for r in runs).most_common(1)[0][1]
+    return most_common / len(runs)

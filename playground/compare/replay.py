@@ -1,0 +1,115 @@
+"""Replay a saved conversation on another endpoint or model, from one of its user messages, beside the original.
+
+The replay is an ordinary conversation: the history up to the chosen message, the same tool snapshot and settings,
+another endpoint and model. Where the new model calls a tool the original called with JSON-equal arguments, the
+original's result is given again (``Conversation.recorded_results``), so the two differ only where the models do.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+
+from playground.chat.service import visible_endpoints
+from playground.compare.models import Comparison, ComparisonRun
+from playground.compare.service import CompareRefused
+from playground.conversations.models import Conversation, Message
+from playground.tools.results import call_key
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+
+def replay_points(conversation: Conversation) -> list[tuple[int, str]]:
+    """The user messages a replay can start from: (position, the first line of its text)."""
+    rows = conversation.messages.filter(role="user").order_by("position").values_list("position", "data")
+    return [(position, _text(data)[:80] or f"message {position + 1}") for position, data in rows]
+
+
+def _text(data: dict[str, Any]) -> str:
+    content = data.get("content")
+    if isinstance(content, list):
+        content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "").strip().splitlines()[0] if str(content or "").strip() else ""
+
+
+def recorded_from(messages: list[Message]) -> list[dict[str, Any]]:
+    """The original's tool results after the replay point, keyed by the call they answered."""
+    calls: dict[str, tuple[str, str]] = {}
+    recorded: list[dict[str, Any]] = []
+    for message in messages:
+        for call in message.data.get("tool_calls") or []:
+            calls[call["id"]] = _key(call["function"]["name"], call["function"]["arguments"])
+        if message.role == "tool" and message.data.get("tool_call_id") in calls:
+            name, arguments = calls[message.data["tool_call_id"]]
+            content = message.data.get("content")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            recorded.append(
+                {"name": name, "arguments": arguments, "content": text, "is_error": bool(message.data.get("is_error"))}
+            )
+    return recorded
+
+
+def _key(name: str, arguments: str) -> tuple[str, str]:
+    try:
+        return call_key(name, json.loads(arguments or "{}"))
+    except ValueError:
+        return name, arguments  # invalid JSON never passes validation, so it is never looked up
+
+
+def create_replay(
+    original: Conversation, user: AbstractBaseUser, *, endpoint_id: int, model: str, from_position: int
+) -> tuple[Comparison, Conversation]:
+    """The replay conversation (history copied up to the chosen message) and the comparison showing both."""
+    endpoint = visible_endpoints(original.team).filter(pk=endpoint_id).first()
+    saved = list(original.messages.order_by("position"))
+    start = next((m for m in saved if m.position == from_position and m.role == "user"), None)
+    errors: dict[str, list[str]] = {}
+    if endpoint is None:
+        errors["endpoint_id"] = ["Pick a provider endpoint."]
+    if not model.strip():
+        errors["model"] = ["Type the model to replay on."]
+    if start is None:
+        errors["from_position"] = ["Pick one of the conversation's user messages."]
+    if errors or endpoint is None or start is None:
+        raise CompareRefused(errors)
+    settings = {**original.settings, "endpoint_id": endpoint.pk, "model": model.strip()}
+    with transaction.atomic():
+        replay = Conversation.objects.create(
+            team=original.team,
+            created_by=user,
+            title=f"Replay: {original}"[:200],
+            endpoint=endpoint,
+            endpoint_name=endpoint.name,
+            format=endpoint.format,
+            model=model.strip(),
+            settings=settings,
+            tools=original.tools,
+            recorded_results=recorded_from([m for m in saved if m.position > from_position]),
+        )
+        for message in saved:
+            if message.position <= from_position:
+                Message.objects.create(
+                    conversation=replay,
+                    position=message.position,
+                    role=message.role,
+                    data=message.data,
+                    complete=message.complete,
+                    meta=message.meta,
+                )
+        comparison = Comparison.objects.create(
+            team=original.team,
+            created_by=user,
+            kind=Comparison.Kind.REPLAY,
+            title=f"Replay of {original}"[:200],
+            settings={
+                "text": _text(start.data),
+                "tools": [t["name"] for t in original.tools],
+                "system": str(original.settings.get("system", "")),
+            },
+        )
+        ComparisonRun.objects.create(comparison=comparison, position=0, conversation=original)
+        ComparisonRun.objects.create(comparison=comparison, position=1, conversation=replay)
+    return comparison, replay

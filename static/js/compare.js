@@ -1,0 +1,362 @@
+// Compare: the form that sets up the columns, and a comparison's columns streaming live, one WebSocket each.
+// Each column is an ordinary conversation, so its socket speaks the chat protocol (docs/websocket.md); saved state
+// is server-rendered and refreshed with htmx when a run ends, as on the chat page.
+(function () {
+  "use strict";
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+  function testid(node, id) { node.setAttribute("data-testid", id); return node; }
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+  // JSON-equal arguments compare equal whatever their key order or spacing.
+  function canonical(text) {
+    function sort(value) {
+      if (Array.isArray(value)) return value.map(sort);
+      if (value && typeof value === "object") {
+        var out = {};
+        Object.keys(value).sort().forEach(function (k) { out[k] = sort(value[k]); });
+        return out;
+      }
+      return value;
+    }
+    try { return JSON.stringify(sort(JSON.parse(text || "{}"))); } catch (e) { return text; }
+  }
+
+  // ---- the set-up form: add and remove columns, models offered per endpoint ---------------------------------
+  function setupBuilder(form) {
+    var holder = document.getElementById("compare-setup-columns");
+    var addButton = document.getElementById("compare-add-column");
+    var template = document.getElementById("compare-column-template");
+    var max = parseInt(form.dataset.maxColumns, 10);
+    function columns() { return holder.querySelectorAll(".compare-setup"); }
+    function fillModels(fieldset, pickDefault) {
+      var select = fieldset.querySelector(".compare-endpoint");
+      var option = select.options[select.selectedIndex];
+      var list = fieldset.querySelector(".compare-model-list");
+      list.textContent = "";
+      (option && option.dataset.models || "").split(",").filter(Boolean).forEach(function (name) {
+        var item = document.createElement("option");
+        item.value = name;
+        list.appendChild(item);
+      });
+      var model = fieldset.querySelector(".compare-model");
+      if (pickDefault || !model.value) model.value = option ? option.dataset.defaultModel || "" : "";
+    }
+    function renumber() {
+      var all = columns();
+      all.forEach(function (fieldset, i) {
+        fieldset.querySelector(".compare-setup-number").textContent = String(i + 1);
+        fieldset.querySelector(".compare-remove").hidden = all.length < 2;
+      });
+      addButton.hidden = all.length >= max;
+    }
+    function wire(fieldset) {
+      fieldset.querySelector(".compare-endpoint").addEventListener("change", function () { fillModels(fieldset, true); });
+      fieldset.querySelector(".compare-remove").addEventListener("click", function () { fieldset.remove(); renumber(); });
+      fillModels(fieldset, false);
+    }
+    var next = columns().length;
+    columns().forEach(wire);
+    addButton.addEventListener("click", function () {
+      if (columns().length >= max) return;
+      var html = template.innerHTML.replace(/__i__/g, String(next++));
+      var box = document.createElement("div");
+      box.innerHTML = html;
+      var fieldset = box.querySelector(".compare-setup");
+      holder.insertBefore(fieldset, addButton);
+      wire(fieldset);
+      renumber();
+    });
+    renumber();
+  }
+
+  // ---- a comparison's columns ----------------------------------------------------------------------------------
+  function Column(section, page) {
+    this.section = section;
+    this.page = page;
+    this.live = section.querySelector(".compare-live");
+    this.stopButton = section.querySelector(".compare-stop");
+    this.rts = {};
+    this.cards = {};
+    this.waiting = {};
+    this.backoff = 500;
+    var self = this;
+    if (this.stopButton) {
+      this.stopButton.addEventListener("click", function () {
+        self.stopButton.disabled = true;
+        self.send({ type: "stop" });
+      });
+    }
+    this.connect();
+  }
+  Column.prototype.connect = function () {
+    var self = this;
+    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + this.section.dataset.wsUrl;
+    var socket = new WebSocket(url);
+    this.socket = socket;
+    socket.addEventListener("message", function (event) { self.receive(JSON.parse(event.data)); });
+    socket.addEventListener("close", function (event) {
+      if (event.code === 4403) return; // access lost: reconnecting cannot help
+      setTimeout(function () { if (self.socket === socket) self.connect(); }, self.backoff);
+      self.backoff = Math.min(self.backoff * 2, 10000);
+    });
+    socket.addEventListener("open", function () { self.backoff = 500; });
+  };
+  Column.prototype.send = function (message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  };
+  Column.prototype.receive = function (data) {
+    var self = this;
+    if (!Array.isArray(data) && data.type === "part") { this.part(data); return; }
+    (Array.isArray(data) ? data : [data]).forEach(function (frame) {
+      try { self.handle(frame); } catch (error) { console.error("could not draw a " + frame.type + " frame", error); }
+    });
+  };
+  Column.prototype.part = function (data) {
+    this.parts = this.parts || {};
+    var pieces = this.parts[data.id] = this.parts[data.id] || [];
+    pieces[data.seq] = data.data;
+    if (!data.last) return;
+    delete this.parts[data.id];
+    this.receive(JSON.parse(pieces.join("")));
+  };
+  Column.prototype.handle = function (frame) {
+    switch (frame.type) {
+      case "snapshot": this.onSnapshot(frame); break;
+      case "rt.start": this.onRoundTripStart(frame); break;
+      case "rt.delta": this.onDelta(frame); break;
+      case "tool.fields": this.onFields(frame); break;
+      case "tool.check": this.onCheck(frame); break;
+      case "tool.result": this.onToolResult(frame); break;
+      case "tool.awaiting": this.onAwaiting(frame); break;
+      case "rt.end": this.onRoundTripEnd(frame); break;
+      case "status": this.onStatus(frame); break;
+      case "run.end": this.onRunEnd(frame); break;
+      case "error": this.showError(frame.error); break;
+    }
+  };
+  Column.prototype.onStatus = function (frame) {
+    var box = this.section.querySelector("[data-testid=run-status]");
+    if (box) {
+      box.dataset.status = frame.status;
+      box.querySelector(".run-label").textContent = frame.label || frame.status;
+      box.querySelector(".run-message").textContent = frame.message || "";
+    }
+    var running = frame.status === "running" || frame.status === "waiting";
+    this.section.dataset.running = running ? "1" : "0";
+    if (this.stopButton) { this.stopButton.hidden = !running; if (!running) this.stopButton.disabled = false; }
+  };
+  Column.prototype.onSnapshot = function (frame) {
+    this.onStatus(frame);
+    var body = this.section.querySelector(".compare-column-body");
+    if (body && parseInt(body.dataset.messageCount, 10) !== frame.message_count) this.refresh();
+    this.live.textContent = "";
+    this.rts = {};
+    this.cards = {};
+    this.waiting = {};
+    var self = this;
+    frame.frames.forEach(function (f) { self.handle(f); });
+    frame.waiting.forEach(function (f) { self.onAwaiting(f); });
+    this.page.waitingChanged();
+  };
+  Column.prototype.refresh = function (then) {
+    var self = this;
+    var body = this.section.querySelector(".compare-column-body");
+    window.htmx.ajax("GET", this.section.dataset.columnUrl, { target: body, swap: "outerHTML" }).then(function () {
+      if (then) then();
+      Object.keys(self.waiting).forEach(function (id) { self.markWaiting(self.waiting[id]); });
+    });
+  };
+  Column.prototype.onRunEnd = function (frame) {
+    var self = this;
+    this.onStatus({ status: frame.status, label: frame.label || frame.status, message: frame.message });
+    this.waiting = {};
+    this.page.waitingChanged();
+    this.refresh(function () { self.live.textContent = ""; self.rts = {}; self.cards = {}; });
+    this.page.changed();
+  };
+  Column.prototype.onRoundTripStart = function (frame) {
+    var message = testid(el("article", "msg msg-assistant is-live"), "message");
+    var head = message.appendChild(el("header", "msg-head"));
+    head.appendChild(el("span", "msg-role", "assistant"));
+    head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
+    this.live.appendChild(message);
+    this.rts[frame.rt] = { message: message, calls: {}, text: null, reasoning: null };
+  };
+  Column.prototype.onDelta = function (frame) {
+    var rt = this.rts[frame.rt];
+    if (!rt) return;
+    if (frame.kind === "text") {
+      if (!rt.text) rt.text = rt.message.appendChild(el("div", "msg-text"));
+      rt.text.textContent += frame.text;
+    } else if (frame.kind === "reasoning") {
+      if (!rt.reasoning) {
+        var details = rt.message.insertBefore(el("details", "reasoning"), rt.message.children[1] || null);
+        details.appendChild(el("summary", null, "Reasoning"));
+        rt.reasoning = details.appendChild(el("div", "reasoning-text"));
+      }
+      rt.reasoning.textContent += frame.text;
+    } else if (frame.kind === "tool_call_start") {
+      var card = testid(el("div", "tool-card"), "tool-call");
+      card.dataset.callId = frame.id;
+      card.dataset.status = "streaming";
+      card.dataset.name = frame.name;
+      var head = card.appendChild(el("div", "tool-card-head"));
+      head.appendChild(el("span", "tool-name mono", frame.name));
+      card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
+      card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
+      card.raw = "";
+      rt.calls[frame.index] = card;
+      this.cards[frame.id] = card;
+      rt.message.appendChild(card);
+    } else if (frame.kind === "tool_call_delta") {
+      var growing = rt.calls[frame.index];
+      if (growing) { growing.raw += frame.arguments; growing.args.textContent = growing.raw; }
+    } else if (frame.kind === "tool_call_end") {
+      var done = rt.calls[frame.index];
+      if (done) { done.args.textContent = pretty(done.raw || "{}"); this.setBadge(done, "pending", "complete"); }
+    } else if (frame.kind === "error") {
+      this.showError(frame.error.message);
+    }
+  };
+  Column.prototype.setBadge = function (card, status, label) {
+    var badge = card.badge || card.querySelector(".tool-card-head .badge");
+    card.dataset.status = status;
+    if (badge) { badge.className = "badge badge-" + status; badge.textContent = label || status; }
+  };
+  Column.prototype.findCard = function (callId) {
+    return this.cards[callId] || this.section.querySelector('[data-call-id="' + CSS.escape(callId) + '"]');
+  };
+  var MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
+  Column.prototype.onFields = function (frame) {
+    var card = this.cards[frame.call_id];
+    if (!card) return;
+    if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
+    card.fields.textContent = "";
+    frame.fields.forEach(function (f) {
+      var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, MARKS[f.state] + " " + f.name));
+      chip.dataset.state = f.state;
+      if (f.message) chip.title = f.message;
+    });
+  };
+  Column.prototype.onCheck = function (frame) {
+    var card = this.cards[frame.call_id];
+    if (!card || frame.ok) return;
+    var list = el("ul", "tool-problems");
+    frame.problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
+    card.insertBefore(list, card.args.nextSibling);
+  };
+  Column.prototype.onToolResult = function (frame) {
+    delete this.waiting[frame.call_id];
+    this.page.waitingChanged();
+    var card = this.findCard(frame.call_id);
+    if (!card) return;
+    var form = card.querySelector(".tool-answer");
+    if (form) form.remove();
+    this.setBadge(card, frame.source === "denied" ? "denied" : frame.is_error ? "error" : "done");
+    var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
+    var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
+    label.appendChild(el("span", "muted", "· " + frame.source));
+    box.appendChild(el("pre", null, frame.content));
+  };
+  Column.prototype.onAwaiting = function (frame) {
+    this.waiting[frame.call_id] = frame;
+    this.markWaiting(frame);
+    this.page.waitingChanged();
+  };
+  Column.prototype.markWaiting = function (frame) {
+    var card = this.findCard(frame.call_id);
+    if (!card || card.querySelector(".tool-answer")) return;
+    this.setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
+    var self = this;
+    var form = card.appendChild(el("form", "tool-answer"));
+    if (frame.kind === "manual") {
+      var input = testid(form.appendChild(el("textarea")), "tool-result-input");
+      input.rows = 2;
+      input.placeholder = "The result this tool returns…";
+      var send = testid(form.appendChild(el("button", "button button-primary button-small", "Send result")), "tool-result-send");
+      send.type = "submit";
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        self.send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: false });
+      });
+    } else {
+      var approve = testid(form.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
+      approve.type = "submit";
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        self.send({ type: "approval", call_id: frame.call_id, action: "approve", arguments: frame.arguments });
+      });
+    }
+  };
+  Column.prototype.onRoundTripEnd = function (frame) {
+    var rt = this.rts[frame.rt];
+    if (rt && !frame.complete) rt.message.classList.add("msg-incomplete");
+    if (rt && frame.error) {
+      var card = testid(el("div", "error-card"), "error");
+      card.appendChild(el("strong", null, frame.error.type + " "));
+      card.appendChild(document.createTextNode(frame.error.message));
+      rt.message.appendChild(card);
+    }
+    this.page.changed();
+  };
+  Column.prototype.showError = function (message) {
+    this.live.appendChild(testid(el("div", "error-card", message), "error"));
+  };
+
+  // ---- one answer for every column waiting on the same call ---------------------------------------------------
+  function Page(root) {
+    var self = this;
+    this.root = root;
+    this.bar = document.getElementById("compare-answer-all");
+    this.columns = Array.prototype.map.call(root.querySelectorAll("[data-testid=compare-column]"), function (section) {
+      return new Column(section, self);
+    });
+  }
+  Page.prototype.changed = function () { document.body.dispatchEvent(new CustomEvent("compare:changed")); };
+  Page.prototype.waitingChanged = function () {
+    var groups = {};
+    this.columns.forEach(function (column) {
+      Object.keys(column.waiting).forEach(function (id) {
+        var frame = column.waiting[id];
+        if (frame.kind !== "manual") return;
+        var key = frame.name + " " + canonical(frame.arguments);
+        (groups[key] = groups[key] || { name: frame.name, args: frame.arguments, waits: [] }).waits.push([column, id]);
+      });
+    });
+    var shared = Object.keys(groups).map(function (k) { return groups[k]; }).filter(function (g) { return g.waits.length > 1; });
+    this.bar.textContent = "";
+    this.bar.hidden = !shared.length;
+    var bar = this.bar;
+    shared.forEach(function (group) {
+      var form = bar.appendChild(el("form", "compare-answer-group"));
+      var head = form.appendChild(el("div"));
+      head.appendChild(el("strong", null, group.waits.length + " columns wait for "));
+      head.appendChild(el("span", "mono", group.name + " " + canonical(group.args)));
+      var input = testid(form.appendChild(el("textarea")), "compare-answer-all-input");
+      input.rows = 2;
+      input.placeholder = "One result, sent to each of them…";
+      var button = testid(form.appendChild(el("button", "button button-primary button-small", "Answer all " + group.waits.length)),
+        "compare-answer-all-send");
+      button.type = "submit";
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        group.waits.forEach(function (wait) {
+          wait[0].send({ type: "tool_result", call_id: wait[1], content: input.value, is_error: false });
+        });
+        button.disabled = true;
+      });
+    });
+  };
+
+  var builder = document.getElementById("compare-builder");
+  if (builder) setupBuilder(builder);
+  var page = document.getElementById("comparison");
+  if (page) new Page(page);
+})();

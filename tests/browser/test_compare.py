@@ -1,0 +1,146 @@
+"""Compare in a real browser: three simulator dialects stream side by side, the summary, agreement and wire diff fill
+in, one manual answer serves every column, and repeats show their spread."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from playwright.async_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+# Long arguments, so each column's call streams in many fragments at the server's pace (25 ms a fragment).
+CITY = "Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch " * 3
+LONG_CALL = f'/call get_weather {{"city": "{CITY.strip()}", "unit": "celsius"}}'
+
+# Installed before any page script runs: per column, every text its live card's arguments show while streaming.
+RECORD_ARGUMENT_STATES = """
+window.argumentStates = {};
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-testid=compare-column]").forEach((column) => {
+    const states = window.argumentStates[column.dataset.position] = [];
+    new MutationObserver(() => {
+      const card = column.querySelector(".compare-live [data-testid=tool-call]");
+      const args = card && card.querySelector("[data-testid=tool-call-args]");
+      if (!args || card.dataset.status !== "streaming") return;
+      if (args.textContent && states[states.length - 1] !== args.textContent) states.push(args.textContent);
+    }).observe(column, {subtree: true, childList: true, characterData: true});
+  });
+});
+"""
+
+
+async def run_all(page: Page, text: str, repeat: int = 1) -> None:
+    await page.get_by_test_id("compare-composer").fill(text)
+    await page.get_by_test_id("repeat-count").fill(str(repeat))
+    await page.get_by_test_id("compare-run").click()
+    await page.wait_for_url("**/compare/*/")
+
+
+async def test_three_dialects_stream_side_by_side_and_the_differences_show(signed_in: Page) -> None:
+    page = signed_in
+    await page.add_init_script(RECORD_ARGUMENT_STATES)
+    await page.goto("/compare/")
+    setups = page.get_by_test_id("compare-column-setup")
+    await expect(setups).to_have_count(3)
+    await expect(setups.nth(2).get_by_test_id("compare-model-input")).to_have_value("sim-openrouter")
+    await run_all(page, LONG_CALL)
+
+    columns = page.get_by_test_id("compare-column")
+    await expect(columns).to_have_count(3)
+    expected = [("Simulated OpenAI", "sim-1"), ("Simulated Anthropic", "sim-1"), ("Simulated OpenAI", "sim-openrouter")]
+    for i, (endpoint, model) in enumerate(expected):
+        await expect(columns.nth(i)).to_have_attribute("data-endpoint", endpoint)
+        await expect(columns.nth(i)).to_have_attribute("data-model", model)
+    for i in range(3):
+        status = columns.nth(i).get_by_test_id("run-status")
+        await expect(status).to_have_attribute("data-status", "done", timeout=30_000)
+
+    states: dict[str, list[str]] = await page.evaluate("window.argumentStates")
+    for position in ("0", "1", "2"):
+        seen = states[position]
+        assert len(seen) >= 3, f"column {position}: expected to watch the arguments grow, saw {seen}"
+        assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(seen))
+    for i in range(3):
+        card = columns.nth(i).get_by_test_id("tool-call").first
+        await expect(card).to_have_attribute("data-status", "done")
+        await expect(card.get_by_test_id("tool-call-args")).to_contain_text("Llanfair")
+
+    summary = page.get_by_test_id("compare-summary")
+    await expect(summary.locator("tr[data-metric=round-trips] td")).to_have_text(["2", "2", "2"])
+    await expect(summary.locator("tr[data-metric=calls] td").first).to_contain_text("get_weather")
+    await expect(summary.locator("tr[data-metric=ttfb] td").first).to_contain_text("ms")
+    await expect(summary.locator("tr[data-metric=stop] td").nth(1)).to_contain_text("end_turn")
+    agreement = page.get_by_test_id("compare-agreement")
+    await expect(agreement).to_have_attribute("data-agree", "1")
+    await expect(agreement).to_contain_text("All 3 columns called the same tools")
+
+    diff = page.get_by_test_id("wire-diff")
+    # The same internal request in two formats: the tools' schema sits in a different place on each side.
+    await expect(diff.locator("tr[data-state=left]").first).to_be_visible(timeout=10_000)
+    await expect(diff.locator("tr[data-state=left]", has_text="tools[0].function.parameters").first).to_be_visible()
+    await expect(diff.locator("tr[data-state=right]", has_text="tools[0].input_schema").first).to_be_visible()
+    await expect(diff).to_contain_text("first tool-call fragment at")
+    await page.locator("select[name=b]").select_option(label="Simulated OpenAI · sim-openrouter")
+    # Same format: the bodies match but for the model.
+    await expect(diff.locator("tr[data-state=changed]")).to_have_count(1)
+    await expect(diff.locator("tr[data-state=changed]")).to_contain_text("model")
+    await expect(diff.locator("tr[data-state=right]")).to_have_count(0)
+
+
+async def test_one_answer_serves_every_column_waiting_on_the_same_manual_call(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/compare/")
+    await page.locator("input[name=tools][value=search_docs]").check()
+    await run_all(page, '/call search_docs {"query": "refund policy"}')
+    bar = page.get_by_test_id("compare-answer-all")
+    await expect(bar).to_be_visible(timeout=20_000)
+    await expect(bar).to_contain_text("3 columns wait for")
+    await bar.get_by_test_id("compare-answer-all-input").fill("Refunds are paid within 5 days.")
+    await bar.get_by_test_id("compare-answer-all-send").click()
+    columns = page.get_by_test_id("compare-column")
+    for i in range(3):
+        status = columns.nth(i).get_by_test_id("run-status")
+        await expect(status).to_have_attribute("data-status", "done", timeout=30_000)
+        await expect(columns.nth(i)).to_contain_text("Refunds are paid within 5 days.")
+    await expect(bar).to_be_hidden()
+
+
+async def test_repeats_report_consistency_and_latency_spread(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/compare/")
+    await page.get_by_test_id("compare-column-setup").nth(2).get_by_role("button", name="Remove").click()
+    await expect(page.get_by_test_id("compare-column-setup")).to_have_count(2)
+    await run_all(page, '/call calculator {"expression": "6 * 7"}', repeat=3)
+    repeats = page.get_by_test_id("compare-repeats")
+    await expect(repeats.locator("tbody tr").first).to_contain_text("3 / 3", timeout=60_000)
+    await expect(repeats.locator("tbody tr").nth(1)).to_contain_text("3 / 3", timeout=60_000)
+    await expect(repeats.locator("[data-metric=repeat-agreement]")).to_have_text(["100%", "100%"])
+    await expect(page.get_by_test_id("repeat-chart").locator("circle")).to_have_count(2)
+
+
+async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/")
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await page.get_by_test_id("endpoint-select").select_option(label="Simulated OpenAI")
+    await page.get_by_test_id("model-input").fill("sim-1")
+    await page.get_by_test_id("composer").fill('/call get_weather {"city": "Oslo"}')
+    await page.keyboard.press("Control+Enter")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.reload()
+
+    await page.get_by_test_id("replay-button").click()
+    await page.get_by_test_id("replay-endpoint").select_option(label="Simulated Anthropic")
+    await page.get_by_test_id("replay-submit").click()
+    await page.wait_for_url("**/compare/*/")
+    columns = page.get_by_test_id("compare-column")
+    await expect(columns).to_have_count(2)
+    await expect(columns.nth(0)).to_have_attribute("data-endpoint", "Simulated OpenAI")
+    await expect(columns.nth(1)).to_have_attribute("data-endpoint", "Simulated Anthropic")
+    await expect(columns.nth(1).get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(columns.nth(1).get_by_test_id("tool-call").first).to_contain_text("Oslo")
+    await expect(columns.nth(1).get_by_test_id("tool-call").first).to_contain_text("replay")
+    await expect(page.get_by_test_id("compare-agreement")).to_have_attribute("data-agree", "1")
+    await expect(page.get_by_test_id("wire-diff").locator("tr[data-state=right]").first).to_be_visible()

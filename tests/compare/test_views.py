@@ -1,0 +1,99 @@
+"""The Compare pages: who may see and run what, a refused form keeps what was typed, results are partials."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from django.urls import reverse
+
+from playground.compare.models import Comparison
+from playground.compare.service import create_comparison
+from playground.teams import access
+from tests.compare.conftest import plan
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from playground.teams.models import Team
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(client: Client, user: User, team: Team) -> Client:
+    client.force_login(user)
+    client.post(reverse("team-switch"), {"team": team.pk})
+    return client
+
+
+def _comparison(team: Team, alice: User, simulated: dict[str, int]) -> Comparison:
+    columns = [(simulated["Simulated OpenAI"], "sim-1"), (simulated["Simulated Anthropic"], "sim-1")]
+    return create_comparison(team, alice, plan(columns))
+
+
+def test_the_form_starts_with_three_simulator_dialects(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    html = signed_in(client, alice, team).get(reverse("compare")).content.decode()
+    assert html.count('data-testid="compare-column-setup"') == 3 + 1  # three, and the template for new ones
+    assert 'value="sim-openrouter"' in html and 'data-testid="compare-run"' in html
+
+
+def test_a_refused_form_says_why_and_keeps_the_text(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    data = {
+        "text": "Keep me",
+        "tools": ["get_weather"],
+        "repeat": "11",
+        "col-0-endpoint_id": simulated["Simulated OpenAI"],
+        "col-0-model": "sim-1",
+        "col-0-max_tokens": "512",
+    }
+    response = signed_in(client, alice, team).post(reverse("compare-run"), data)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Repeat each column 1 to 10 times." in html and "Keep me" in html
+    assert not Comparison.objects.exists()
+
+
+def test_viewers_see_comparisons_but_cannot_run_them(
+    client: Client, alice: User, carol: User, team: Team, simulated: dict[str, int]
+) -> None:
+    comparison = _comparison(team, alice, simulated)
+    viewer = signed_in(client, carol, team)
+    page = viewer.get(reverse("comparison", args=[comparison.pk]))
+    assert page.status_code == 200 and 'data-testid="compare-column"' in page.content.decode()
+    assert 'data-testid="compare-stop-all"' not in page.content.decode()
+    data = {"text": "hi", "col-0-endpoint_id": simulated["Simulated OpenAI"], "col-0-model": "sim-1"}
+    assert viewer.post(reverse("compare-run"), data).status_code == 403
+    assert viewer.post(reverse("comparison-stop", args=[comparison.pk])).status_code == 403
+    assert Comparison.objects.count() == 1
+
+
+def test_another_teams_comparison_is_not_found(
+    client: Client, alice: User, team: Team, simulated: dict[str, int], django_user_model: type[User]
+) -> None:
+    comparison = _comparison(team, alice, simulated)
+    outsider = django_user_model.objects.create_user("mallory", password="x")
+    own = access.create_team(name="Elsewhere", owner=outsider)
+    other = signed_in(client, outsider, own)
+    for name in ("comparison", "comparison-results", "comparison-diff"):
+        assert other.get(reverse(name, args=[comparison.pk])).status_code == 404
+    assert other.get(reverse("comparison-column", args=[comparison.pk, 0])).status_code == 404
+    assert other.post(reverse("replay", args=[comparison.runs.first().conversation_id])).status_code == 404
+
+
+def test_results_and_column_partials_render_for_a_fresh_comparison(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    comparison = _comparison(team, alice, simulated)
+    member = signed_in(client, alice, team)
+    results = member.get(reverse("comparison-results", args=[comparison.pk])).content.decode()
+    assert 'data-testid="compare-summary"' in results and "Run at least two columns" in results
+    column = member.get(reverse("comparison-column", args=[comparison.pk, 1])).content.decode()
+    assert 'data-testid="run-status"' in column
+    assert member.get(reverse("comparison-column", args=[comparison.pk, 7])).status_code == 404
+    diff = member.get(reverse("comparison-diff", args=[comparison.pk])).content.decode()
+    assert "appears once two columns have sent" in diff
