@@ -10,21 +10,27 @@ from playground.chat.models import RunProcess
 from playground.compare.models import Comparison, ComparisonRun
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
+from playground.review.models import Comment, Label, Mention, ShareLink, Verdict
 from playground.teams.models import Invitation, Membership, Role, Team
 from playground.tools.models import Tool
 
 __all__ = [
+    "Comment",
     "Comparison",
     "ComparisonRun",
     "Conversation",
     "Endpoint",
     "Invitation",
+    "Label",
     "Membership",
+    "Mention",
     "Message",
     "Role",
     "RoundTrip",
     "RunProcess",
+    "ShareLink",
     "Team",
     "Tool",
+    "Verdict",
     "WireEventBatch",
 ]

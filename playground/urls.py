@@ -9,6 +9,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("playground.chat.urls")),
     path("", include("playground.conversations.urls")),
+    path("", include("playground.review.urls")),
     path("tools/", include("playground.tools.urls")),
     path("compare/", include("playground.compare.urls")),
     path("providers/", include("playground.endpoints.urls")),

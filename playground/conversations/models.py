@@ -39,6 +39,9 @@ class Conversation(models.Model):
     tools = models.JSONField(default=list, blank=True)  # ToolConfig snapshots, exactly as the run used them
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.IDLE)
     status_message = models.TextField(blank=True)
+    # A fork: the conversation it was copied from, and the position of the last message copied.
+    forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
+    forked_at = models.PositiveIntegerField(null=True, blank=True)
     # A replay's answers from the conversation it replays: a call to the same tool with JSON-equal arguments gets
     # the original result again, so the replay differs only where the new model does ([{name, arguments, ...}]).
     recorded_results = models.JSONField(default=list, blank=True)
