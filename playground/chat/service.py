@@ -18,6 +18,7 @@ from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
 from playground.chat.registry import REGISTRY, ActiveRun
 from playground.conversations.models import Conversation
+from playground.conversations.search_index import index_conversation
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
@@ -204,6 +205,15 @@ async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dic
         heartbeat.cancel()
     run.finishing = True  # the loop is over: a Stop now would only cut the saving of how it ended
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
+    await _index(conversation)
+
+
+async def _index(conversation: Conversation) -> None:
+    """Refresh what the Conversations list searches; a failure here must not undo a finished run."""
+    try:
+        await database_sync_to_async(index_conversation)(conversation)
+    except Exception:
+        logger.exception("could not index conversation %s for search", conversation.pk)
 
 
 async def _heartbeat(conversation_id: int) -> None:

@@ -49,9 +49,17 @@ class Conversation(models.Model):
     run_owner = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # What search and the list's filters read, written when a run ends (conversations.search_index), so the list
+    # never scans messages: the text searched, the tools called (" a b "), whether anything failed.
+    search_text = models.TextField(blank=True)
+    called_tools = models.TextField(blank=True)
+    has_error = models.BooleanField(default=False)
+    invalid_calls = models.PositiveIntegerField(default=0)
+    indexed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["team", "-updated_at", "-id"], name="conversation_team_recent")]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.pk}"

@@ -1,0 +1,222 @@
+"""The Conversations list's query: full-text search, filters, sort and keyset pagination, all held in the URL.
+
+PostgreSQL searches with its full-text engine (``websearch`` syntax, ranked, highlighted snippets) over the GIN
+index of migration 0008; SQLite, for local use, matches every word as a substring and cuts its own snippets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from datetime import date, datetime
+
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import Count, Q, QuerySet
+from django.http import QueryDict
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from playground.conversations.models import Conversation
+
+PAGE_SIZE = 50
+SORTS = {"recent": "Most recent", "oldest": "Oldest", "relevance": "Best match"}
+SNIPPET_CHARS = 160
+CONFIG = "simple"  # no stemming: tool names, ids and argument values are matched as written
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    q: str = ""
+    endpoint: str = ""
+    format: str = ""
+    model: str = ""
+    tool: str = ""
+    status: str = ""
+    errors: str = ""  # "1": only conversations with an error
+    invalid: str = ""  # "1": only conversations with invalid tool-call arguments
+    author: str = ""
+    since: str = ""  # YYYY-MM-DD, inclusive
+    until: str = ""
+    label: str = ""
+    sort: str = "recent"
+    after: str = ""  # the keyset cursor of the last row of the previous page
+
+    @classmethod
+    def from_get(cls, data: QueryDict) -> ListQuery:
+        values = {f.name: data.get(f.name, "").strip()[:200] for f in fields(cls)}
+        if values["sort"] not in SORTS:
+            values["sort"] = "recent"
+        return cls(**values)
+
+    def filtered(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self) if f.name not in ("sort", "after"))
+
+    def url_for_next(self, cursor: str) -> str:
+        query = QueryDict(mutable=True)
+        for f in fields(self):
+            value = cursor if f.name == "after" else getattr(self, f.name)
+            if value:
+                query[f.name] = value
+        return "?" + query.urlencode()
+
+
+@dataclass
+class Row:
+    conversation: Conversation
+    snippet: SafeString | str = ""
+
+
+@dataclass
+class ListPage:
+    rows: list[Row]
+    next_url: str = ""
+    full_text: bool = False
+    facets: dict[str, list[str]] = field(default_factory=dict)
+
+
+def search_conversations(team_id: int, query: ListQuery) -> ListPage:
+    rows = _filtered(team_id, query)
+    full_text = connection.vendor == "postgresql" and bool(query.q)
+    if query.q:
+        rows = _full_text(rows, query.q) if full_text else _substring(rows, query.q)
+    rows = _ordered(rows, query.sort if query.q or query.sort != "relevance" else "recent", full_text)
+    rows = _after(rows, query, full_text)
+    found = list(rows[: PAGE_SIZE + 1])
+    page = ListPage([Row(c, _snippet(c, query.q, full_text)) for c in found[:PAGE_SIZE]], full_text=full_text)
+    if len(found) > PAGE_SIZE:
+        page.next_url = query.url_for_next(_cursor(found[PAGE_SIZE - 1], query, full_text))
+    return page
+
+
+def _filtered(team_id: int, query: ListQuery) -> QuerySet[Conversation]:
+    rows = Conversation.objects.filter(team_id=team_id, indexed_at__isnull=False).select_related("created_by")
+    exact = {"endpoint_name": query.endpoint, "format": query.format, "model": query.model, "status": query.status}
+    rows = rows.filter(**{k: v for k, v in exact.items() if v})
+    if query.tool:
+        rows = rows.filter(called_tools__contains=f" {query.tool} ")
+    if query.errors == "1":
+        rows = rows.filter(has_error=True)
+    if query.invalid == "1":
+        rows = rows.filter(invalid_calls__gt=0)
+    if query.author:
+        rows = rows.filter(created_by__username=query.author)
+    if since := _day(query.since):
+        rows = rows.filter(created_at__date__gte=since)
+    if until := _day(query.until):
+        rows = rows.filter(created_at__date__lte=until)
+    if query.label:
+        rows = rows.filter(labels__name=query.label)
+    return rows.annotate(verdict_total=Count("verdicts", distinct=True))
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _full_text(rows: QuerySet[Conversation], text: str) -> QuerySet[Conversation]:
+    # The same expression as the GIN index (to_tsvector('simple', COALESCE(search_text, ''))), so it is used.
+    vector = SearchVector("search_text", config=CONFIG)
+    search = SearchQuery(text, config=CONFIG, search_type="websearch")
+    headline = SearchHeadline(
+        "search_text", search, config=CONFIG, start_sel="<mark>", stop_sel="</mark>", max_words=24, min_words=8
+    )
+    return rows.annotate(rank=SearchRank(vector, search)).filter(rank__gt=0).annotate(headline=headline)
+
+
+def _substring(rows: QuerySet[Conversation], text: str) -> QuerySet[Conversation]:
+    for word in _words(text):
+        rows = rows.filter(search_text__icontains=word)
+    return rows
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip('"') for w in text.split() if w.strip('"')][:10]
+
+
+def _ordered(rows: QuerySet[Conversation], sort: str, full_text: bool) -> QuerySet[Conversation]:
+    if sort == "oldest":
+        return rows.order_by("updated_at", "pk")
+    if sort == "relevance" and full_text:
+        return rows.order_by("-rank", "-pk")
+    return rows.order_by("-updated_at", "-pk")
+
+
+def _cursor(row: Conversation, query: ListQuery, full_text: bool) -> str:
+    if query.sort == "relevance" and full_text:
+        return f"{row.rank!r}_{row.pk}"  # type: ignore[attr-defined]
+    return f"{row.updated_at.isoformat()}_{row.pk}"
+
+
+def _after(rows: QuerySet[Conversation], query: ListQuery, full_text: bool) -> QuerySet[Conversation]:
+    """Rows past the cursor in the list's order: (value, pk) keyset, so page N costs what page 1 does."""
+    value, _, pk_text = query.after.rpartition("_")
+    if not value or not pk_text.isdigit():
+        return rows
+    pk = int(pk_text)
+    try:
+        if query.sort == "relevance" and full_text:
+            rank = float(value)
+            return rows.filter(Q(rank__lt=rank) | Q(rank=rank, pk__lt=pk))
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return rows  # a cursor someone edited: start from the top rather than fail
+    if query.sort == "oldest":
+        return rows.filter(Q(updated_at__gt=moment) | Q(updated_at=moment, pk__gt=pk))
+    return rows.filter(Q(updated_at__lt=moment) | Q(updated_at=moment, pk__lt=pk))
+
+
+def _snippet(conversation: Conversation, text: str, full_text: bool) -> SafeString | str:
+    if not text:
+        return ""
+    if full_text:
+        return _safe_headline(getattr(conversation, "headline", ""))
+    return _cut(conversation.search_text, _words(text))
+
+
+def _safe_headline(headline: str) -> SafeString:
+    """PostgreSQL's headline with everything escaped but the <mark> tags it added."""
+    escaped = escape(headline).replace("&lt;mark&gt;", "<mark>").replace("&lt;/mark&gt;", "</mark>")
+    return mark_safe(" ".join(escaped.split()))  # escaped above: only the <mark> tags are markup
+
+
+def _cut(text: str, words: list[str]) -> SafeString | str:
+    """Around the first match, with every word marked (escaped first, so the text cannot inject markup)."""
+    lower = text.lower()
+    hits = [i for i in (lower.find(w.lower()) for w in words) if i >= 0]
+    if not hits:
+        return ""
+    start = max(0, min(hits) - SNIPPET_CHARS // 3)
+    piece = " ".join(text[start : start + SNIPPET_CHARS].split())
+    marked = escape(piece)
+    for word in sorted(set(words), key=len, reverse=True):
+        pattern = re.compile(re.escape(escape(word)), re.IGNORECASE)
+        marked = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", marked)
+    prefix = "…" if start else ""
+    # Escaped before marking: only the <mark> tags are markup.
+    return mark_safe(prefix + marked + ("…" if start + SNIPPET_CHARS < len(text) else ""))
+
+
+def facets(team_id: int) -> dict[str, list[str]]:
+    """The values the filter menus offer: what this team's conversations actually hold."""
+    rows = Conversation.objects.filter(team_id=team_id, indexed_at__isnull=False)
+
+    def values(name: str) -> list[str]:
+        return sorted({v for v in rows.values_list(name, flat=True).distinct()[:200] if v})
+
+    tools = sorted({t for text in rows.values_list("called_tools", flat=True)[:2000] for t in text.split()})
+    labels = sorted(rows.values_list("labels__name", flat=True).distinct().exclude(labels__name=None)[:100])
+    authors = sorted({u for u in rows.values_list("created_by__username", flat=True).distinct()[:200] if u})
+    statuses = [s for s in Conversation.Status.values if s in set(values("status"))]
+    return {
+        "endpoint": values("endpoint_name"),
+        "format": values("format"),
+        "model": values("model"),
+        "tool": tools,
+        "status": statuses,
+        "author": authors,
+        "label": labels,
+    }

@@ -1,0 +1,84 @@
+"""What the Conversations list searches and filters on, written once when a run ends (not while it streams).
+
+One row per conversation carries the searchable text (title, message text, tool names and their arguments), the
+tools the model called, and whether anything failed, so the list answers from one indexed table however many
+messages and raw events the conversations hold.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db.models import F, Q
+from django.utils import timezone
+
+from playground.conversations.models import Conversation
+from playground.tools.schema import check_arguments
+
+MAX_SEARCH_CHARS = 100_000  # beyond this a conversation is found by its beginning; the index stays small
+STALE_PER_REQUEST = 100  # conversations saved before the index existed are indexed a batch per list request
+
+
+def index_conversation(conversation: Conversation) -> None:
+    """Recompute and save the search fields of one conversation."""
+    schemas = {t["name"]: t.get("parameters") for t in conversation.tools}
+    parts: list[str] = [conversation.title]
+    called: list[str] = []
+    invalid = 0
+    for role, data in conversation.messages.order_by("position").values_list("role", "data"):
+        parts.append(_text(data.get("content")))
+        calls = (data.get("tool_calls") or []) if role == "assistant" else []
+        for call in calls:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            parts += [name, _arguments_text(arguments)]
+            called.append(name)
+            invalid += not check_arguments(schemas.get(name), arguments).ok
+    errored = conversation.round_trips.exclude(error=None).exists()
+    conversation.search_text = "\n".join(p for p in parts if p)[:MAX_SEARCH_CHARS]
+    conversation.called_tools = f" {' '.join(dict.fromkeys(called))} " if called else ""
+    conversation.has_error = errored or conversation.status in (Conversation.Status.ERROR, "interrupted")
+    conversation.invalid_calls = invalid
+    conversation.indexed_at = timezone.now()
+    fields = ["search_text", "called_tools", "has_error", "invalid_calls", "indexed_at"]
+    # A queryset update: saving the row would bump updated_at and reorder the list.
+    Conversation.objects.filter(pk=conversation.pk).update(**{f: getattr(conversation, f) for f in fields})
+
+
+def index_stale(team_id: int) -> int:
+    """Index a batch of the team's conversations changed since they were indexed (or never were); how many."""
+    changed = Q(indexed_at__isnull=True) | Q(indexed_at__lt=F("updated_at"))
+    stale = list(
+        Conversation.objects.filter(changed, team_id=team_id, messages__isnull=False)
+        .distinct()
+        .order_by("-updated_at")[:STALE_PER_REQUEST]
+    )
+    for conversation in stale:
+        index_conversation(conversation)
+    return len(stale)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def _arguments_text(arguments: str) -> str:
+    """Argument values as words (keys too), so "Oslo" in {"city": "Oslo"} is found as a word."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+    words: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            words.extend(str(k) for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif item is not None:
+            words.append(str(item))
+    return " ".join(words)

@@ -1,0 +1,199 @@
+"""The Conversations list: search over titles, messages, tool names and arguments, filters, keyset pages.
+
+Runs on SQLite (substring search) and, in the services pass, on PostgreSQL (full text over the GIN index).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.conversations.search_index import index_conversation
+from playground.review.models import Label
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from playground.teams.models import Team
+
+pytestmark = pytest.mark.django_db
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+}
+
+
+def make(
+    team: Team, user: User, title: str, *, call: tuple[str, str] | None = None, text: str = "", **fields: Any
+) -> Conversation:
+    conversation = Conversation.objects.create(
+        team=team,
+        created_by=user,
+        title=title,
+        tools=[WEATHER],
+        **{"endpoint_name": "Simulated OpenAI", "format": "openai-chat", "model": "sim-1", **fields},
+    )
+    Message.objects.create(
+        conversation=conversation, position=0, role="user", data={"role": "user", "content": text or title}
+    )
+    if call is not None:
+        tool_call = {"id": "c1", "type": "function", "function": {"name": call[0], "arguments": call[1]}}
+        Message.objects.create(
+            conversation=conversation,
+            position=1,
+            role="assistant",
+            data={"role": "assistant", "content": None, "tool_calls": [tool_call]},
+        )
+    index_conversation(conversation)
+    return conversation
+
+
+def listing(client: Client, user: User, team: Team, **params: str) -> str:
+    client.force_login(user)
+    client.post(reverse("team-switch"), {"team": team.pk})
+    return client.get(reverse("conversations"), params).content.decode()
+
+
+def titles(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'data-testid="conversation-row" data-conversation="(\d+)"', html)
+
+
+def test_the_index_holds_argument_values_called_tools_and_failures(team: Team, alice: User) -> None:
+    conversation = make(team, alice, "Trip", call=("get_weather", '{"city": "Reykjavik", "extra": 1}'))
+    RoundTrip.objects.create(conversation=conversation, position=0, format="openai-chat", error={"type": "timeout"})
+    index_conversation(conversation)
+    conversation.refresh_from_db()
+    assert "Reykjavik" in conversation.search_text and "get_weather" in conversation.search_text
+    assert conversation.called_tools == " get_weather "
+    assert conversation.invalid_calls == 1, "additionalProperties: false refuses extra"
+    assert conversation.has_error and conversation.indexed_at is not None
+
+
+def test_search_finds_a_tool_argument_value_with_a_marked_snippet(client: Client, alice: User, team: Team) -> None:
+    wanted = make(team, alice, "Holiday plans", call=("get_weather", '{"city": "Reykjavik"}'))
+    make(team, alice, "Something else", text="nothing about weather here")
+    html = listing(client, alice, team, q="reykjavik")
+    assert titles(html) == [str(wanted.pk)]
+    assert "<mark>Reykjavik</mark>" in html, "the matching word is marked in the snippet"
+    assert connection.vendor != "postgresql" or "<mark>" in html
+
+
+def test_a_snippet_cannot_inject_markup(client: Client, alice: User, team: Team) -> None:
+    make(team, alice, "Markup", text='<img src=x onerror="alert(1)"> needle')
+    html = listing(client, alice, team, q="needle")
+    assert "<img src=x" not in html, "the text's markup is never rendered as markup"
+    assert "<mark>needle</mark>" in html
+
+
+def test_filters_narrow_the_list(client: Client, alice: User, bob: User, team: Team) -> None:
+    valid = make(team, alice, "Valid call", call=("get_weather", '{"city": "Oslo"}'), status="done")
+    invalid = make(team, bob, "Invalid call", call=("get_weather", '{"town": "Oslo"}'), status="error")
+    plain = make(team, alice, "No tools", status="done", model="sim-mistral")
+    label = Label.objects.create(team=team, name="regression")
+    label.conversations.add(invalid)
+    cases = {
+        "tool": ({"tool": "get_weather"}, {valid, invalid}),
+        "invalid": ({"invalid": "1"}, {invalid}),
+        "errors": ({"errors": "1"}, {invalid}),
+        "status": ({"status": "done"}, {valid, plain}),
+        "author": ({"author": "bob"}, {invalid}),
+        "model": ({"model": "sim-mistral"}, {plain}),
+        "label": ({"label": "regression"}, {invalid}),
+        "search and filter": ({"q": "call", "author": "alice"}, {valid}),
+    }
+    for name, (params, expected) in cases.items():
+        assert set(titles(listing(client, alice, team, **params))) == {str(c.pk) for c in expected}, name
+
+
+def test_date_range_filters_by_creation_day(client: Client, alice: User, team: Team) -> None:
+    old = make(team, alice, "Old one")
+    Conversation.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=30))
+    new = make(team, alice, "New one")
+    since = (timezone.now() - timedelta(days=1)).date().isoformat()
+    assert titles(listing(client, alice, team, since=since)) == [str(new.pk)]
+    until = (timezone.now() - timedelta(days=10)).date().isoformat()
+    assert titles(listing(client, alice, team, until=until)) == [str(old.pk)]
+    assert set(titles(listing(client, alice, team, since="not-a-date"))) == {str(old.pk), str(new.pk)}
+
+
+def test_keyset_pages_cover_every_row_once_and_keep_the_query(client: Client, alice: User, team: Team) -> None:
+    made = [make(team, alice, f"Weather question {i}", text="weather") for i in range(120)]
+    seen: list[str] = []
+    params: dict[str, str] = {"q": "weather"}
+    for _ in range(5):
+        html = listing(client, alice, team, **params)
+        seen += titles(html)
+        if 'data-testid="next-page"' not in html:
+            break
+        import re
+
+        next_url = re.search(r'data-testid="next-page"\s+hx-get="\?([^"]+)"', html)
+        assert next_url is not None and "q=weather" in next_url.group(1), "the next page keeps the search"
+        params = dict(pair.split("=", 1) for pair in next_url.group(1).replace("&amp;", "&").split("&"))
+        params = {k: v.replace("%3A", ":").replace("%2B", "+") for k, v in params.items()}
+    assert sorted(seen) == sorted(str(c.pk) for c in made), "every conversation once, none twice"
+    assert len(seen) == 120
+
+
+def test_an_edited_cursor_starts_from_the_top(client: Client, alice: User, team: Team) -> None:
+    first = make(team, alice, "Only one")
+    assert titles(listing(client, alice, team, after="garbage_x")) == [str(first.pk)]
+
+
+def test_other_teams_conversations_never_show(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    from playground.teams import access
+
+    mallory = django_user_model.objects.create_user("mallory", password="x")
+    elsewhere = access.create_team(name="Elsewhere", owner=mallory)
+    make(elsewhere, mallory, "Secret plans", text="reykjavik")
+    assert titles(listing(client, alice, team, q="reykjavik")) == []
+
+
+def test_conversations_saved_before_the_index_are_indexed_when_listed(client: Client, alice: User, team: Team) -> None:
+    conversation = Conversation.objects.create(team=team, created_by=alice, title="From before")
+    Message.objects.create(
+        conversation=conversation, position=0, role="user", data={"role": "user", "content": "legacy text"}
+    )
+    assert conversation.indexed_at is None
+    assert titles(listing(client, alice, team, q="legacy")) == [str(conversation.pk)]
+
+
+def test_the_search_engine_matches_the_database(alice: User, team: Team) -> None:
+    """PostgreSQL: full text over the GIN index (the plan reads it); SQLite: substring matching, no index."""
+    from playground.conversations.search import ListQuery, search_conversations
+
+    make(team, alice, "Indexed", call=("get_weather", '{"city": "Reykjavik"}'))
+    page = search_conversations(team.pk, ListQuery(q="reykjavik"))
+    assert len(page.rows) == 1
+    if connection.vendor != "postgresql":
+        assert not page.full_text
+        return
+    assert page.full_text
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = 'conversation_search_fts'")
+        assert cursor.fetchone() is not None
+        cursor.execute("SET enable_seqscan = off")
+        cursor.execute(
+            "EXPLAIN SELECT id FROM playground_conversation WHERE to_tsvector('simple'::regconfig, "
+            "COALESCE(search_text, '')) @@ websearch_to_tsquery('simple'::regconfig, 'reykjavik')"
+        )
+        plan = " ".join(row[0] for row in cursor.fetchall())
+        cursor.execute("SET enable_seqscan = on")
+    assert "conversation_search_fts" in plan
