@@ -20,6 +20,7 @@ FORMATS: dict[str, str] = {
     "openai-chat": "providers.openai_chat",
     "anthropic": "providers.anthropic",
     "openai-responses": "providers.openai_responses",
+    "gemini": "providers.gemini",
 }
 
 

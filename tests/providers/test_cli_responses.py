@@ -154,5 +154,5 @@ def test_untranslatable_input_exits_2_with_one_line() -> None:
 
 
 def test_the_format_is_listed_by_the_registry() -> None:
-    process = run("decode", "--format", "gemini", stdin=b"{}")
+    process = run("decode", "--format", "nope", stdin=b"{}")
     assert process.returncode == 2 and "openai-responses" in process.stderr
