@@ -17,16 +17,7 @@
   var connection = document.getElementById("chat-connection");
 
   // ---- small DOM helpers -------------------------------------------------------------------------------------
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = text;
-    return node;
-  }
-  function testid(node, id) { node.setAttribute("data-testid", id); return node; }
-  function pretty(text) {
-    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
-  }
+  var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
   function jsonBlock(value) {
     var pre = el("pre", "json");
     if (window.JsonView) window.JsonView.render(pre, value); else pre.textContent = JSON.stringify(value, null, 2);

@@ -4,16 +4,7 @@
 (function () {
   "use strict";
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = text;
-    return node;
-  }
-  function testid(node, id) { node.setAttribute("data-testid", id); return node; }
-  function pretty(text) {
-    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
-  }
+  var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
   // JSON-equal arguments compare equal whatever their key order or spacing.
   function canonical(text) {
     function sort(value) {
@@ -167,8 +158,10 @@
   };
   Column.prototype.refresh = function (then) {
     var self = this;
-    var body = this.section.querySelector(".compare-column-body");
-    window.htmx.ajax("GET", this.section.dataset.columnUrl, { target: body, swap: "outerHTML" }).then(function () {
+    // By id, not by element: a second refresh started before the first one landed must replace the new body, not
+    // the one the first swap already took out of the page.
+    var target = "#compare-column-body-" + this.section.dataset.position;
+    window.htmx.ajax("GET", this.section.dataset.columnUrl, { target: target, swap: "outerHTML" }).then(function () {
       if (then) then();
       Object.keys(self.waiting).forEach(function (id) { self.markWaiting(self.waiting[id]); });
     });
