@@ -97,9 +97,10 @@ def daphne_args(application: str) -> list[str]:
     return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", application]
 
 
-def start_upstream(log_dir: Path, rate: float, seconds: float, chars: int) -> Server:
+def start_upstream(log_dir: Path, rate: float, seconds: float, chars: int, first_byte_delay: float = 0.0) -> Server:
     args = [sys.executable, str(BENCH / "ws_upstream.py"), "--port", "{port}"]
     args += ["--rate", str(rate), "--seconds", str(seconds), "--chars", str(chars)]
+    args += ["--first-byte-delay", str(first_byte_delay)]
     return spawn("upstream", args, dict(os.environ), log_dir, "/stats")
 
 

@@ -92,6 +92,7 @@ class Upstream:
     rate: float
     seconds: float
     chars: int
+    first_byte_delay: float = 0.0  # seconds before an answer starts: lets a client open its sockets first
     template: StreamTemplate = field(default_factory=StreamTemplate.build)
     sent: dict[str, int] = field(default_factory=dict)
     late_ms: list[float] = field(default_factory=list)
@@ -115,6 +116,8 @@ class Upstream:
 
     async def _stream(self, writer: asyncio.StreamWriter, key: str) -> None:
         loop = asyncio.get_running_loop()
+        if self.first_byte_delay and key != WARM_UP_KEY:
+            await asyncio.sleep(self.first_byte_delay)
         writer.write(HEADERS + self.template.head)
         # A random phase: real chats do not all emit in the same millisecond, and aligned bursts would measure
         # the bench's synchrony rather than the server.
@@ -146,10 +149,14 @@ class Upstream:
 
 
 def _chat_key(body: bytes) -> str:
-    """The chat a request belongs to: the bench sends a distinct first message per chat."""
-    messages = json.loads(body).get("messages") or [{}]
+    """The chat a request belongs to: the bench sends a distinct first message per chat, or (the columns of a
+    comparison share their message) a distinct model name per column, ``col-N``."""
+    request = json.loads(body)
+    messages = request.get("messages") or [{}]
     user = [m for m in messages if m.get("role") == "user"] or [{}]
-    return str(user[-1].get("content", ""))
+    text = str(user[-1].get("content", ""))
+    model = str(request.get("model", ""))
+    return f"{model}/{text}" if model.startswith("col-") else text
 
 
 async def serve(port: int, upstream: Upstream) -> None:
@@ -164,8 +171,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=50.0, help="deltas per second per chat")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long each answer streams")
     parser.add_argument("--chars", type=int, default=32, help="characters per delta")
+    parser.add_argument("--first-byte-delay", type=float, default=0.0, help="seconds before each answer starts")
     args = parser.parse_args()
-    asyncio.run(serve(args.port, Upstream(args.rate, args.seconds, args.chars)))
+    asyncio.run(serve(args.port, Upstream(args.rate, args.seconds, args.chars, args.first_byte_delay)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,156 @@
+"""Compare under load: the columns of one comparison streaming at once, against one column streaming alone.
+
+    ./scripts/bench compare_stream [--columns 4] [--rate 50] [--seconds 10]
+
+Target (issue "Compare", bench): a 4-column compare at 50 deltas/s per column, per-column p99 added latency within
+1.5x of the same column run alone, measured in the same run. Both runs go through the real entry point, the
+Compare form (POST /compare/run/), in one daphne process with DEBUG off, SQLite and the in-memory layer, as
+bench/ws_stream.py runs the app. Each column is an OpenAI-compatible endpoint on the bench upstream
+(bench/ws_upstream.py), whose text deltas carry their send time; columns differ by model name (``col-N``) so the
+upstream counts each one's deltas. The upstream waits before answering so the page's sockets are open first, as a
+browser's are: the bench measures streaming, not how fast a client connects.
+
+Added latency per delta = when its frame reaches the column's socket - when the upstream wrote it, on the same
+monotonic clock. A column's p99 together is divided by the p99 of the column run alone; the worst column decides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import http.cookiejar
+import re
+import sys
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from ws_clients import ChatResult, Target, _connect, _receive
+from ws_servers import App, Server, start_app, start_upstream
+from ws_stream import _started, _warm_up, percentile
+
+TARGET_COLUMNS, TARGET_RATE, TARGET_RATIO = 4, 50.0, 1.5
+FIRST_BYTE_DELAY_S = 2.0
+
+
+def start_comparison(app: App, columns: int, text: str) -> list[int]:
+    """Submit the Compare form as a browser does; the conversation ids of the columns, in order."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.addheaders = [("Cookie", f"sessionid={app.session}")]
+    with opener.open(f"{app.server.url}/compare/") as response:
+        page = response.read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    csrf = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
+    assert token is not None, "the Compare form has no CSRF token"
+    demo_team = re.search(r'<option value="(\d+)"[^>]*>Demo team</option>', page)
+    assert demo_team is not None, "the bench endpoint's team is not offered"
+    switch = {"csrfmiddlewaretoken": token.group(1), "team": demo_team.group(1), "next": "/compare/"}
+    _post(app, "/team/switch/", list(switch.items()), csrf)
+    form: list[tuple[str, str]] = [("csrfmiddlewaretoken", token.group(1)), ("text", text), ("repeat", "1")]
+    form += [("max_round_trips", "1")]
+    for i in range(columns):
+        form += [(f"col-{i}-endpoint_id", str(app.endpoint_id)), (f"col-{i}-model", f"col-{i}")]
+        form += [(f"col-{i}-max_tokens", "100000")]
+    try:
+        html = _post(app, "/compare/run/", form, csrf)
+    except urllib.error.HTTPError as refused:
+        errors = re.findall(r'role="alert">(.*?)</div>\s*</div>', refused.read().decode(), re.S)
+        raise SystemExit(f"the Compare form refused the comparison: {' '.join(errors).split()}") from None
+    ids = [int(i) for i in re.findall(r'data-testid="compare-column"[^>]*?data-conversation="(\d+)"', html, re.S)]
+    assert len(ids) == columns, f"expected {columns} columns on the comparison page, found {len(ids)}"
+    return ids
+
+
+def _post(app: App, path: str, form: list[tuple[str, str]], csrf: str) -> str:
+    """A form POST as the page sends it (session and CSRF cookies); the page it ends on."""
+    request = urllib.request.Request(f"{app.server.url}{path}", data=urllib.parse.urlencode(form).encode())
+    request.add_header("Cookie", f"sessionid={app.session}; csrftoken={csrf}")
+    request.add_header("Referer", f"{app.server.url}/compare/")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(response.read().decode())
+
+
+async def follow(target: Target, conversation_ids: list[int]) -> list[ChatResult]:
+    """One socket per column, opened (snapshot read) before the upstream's first byte; each read to run.end."""
+    sockets = [await _connect(target, cid) for cid in conversation_ids]
+    for socket in sockets:
+        await socket.recv()  # the snapshot
+
+    async def read(socket: object, key: str) -> ChatResult:
+        result = ChatResult(key)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_receive(socket, result), timeout=target.deadline_s)  # type: ignore[arg-type]
+        await socket.close()  # type: ignore[attr-defined]
+        return result
+
+    return list(await asyncio.gather(*(read(s, f"col-{i}") for i, s in enumerate(sockets))))
+
+
+def measure(app: App, upstream: Server, columns: int, name: str, args: argparse.Namespace) -> list[ChatResult]:
+    target = Target(f"{app.server.ws_url}/ws/conversations/", app.server.url, app.session, {}, args.seconds + 60)
+    ids = start_comparison(app, columns, name)
+    results = asyncio.run(follow(target, ids))
+    sent = upstream.get_json("/stats")["sent"]
+    for index, result in enumerate(results):
+        result.key = f"col-{index}/{name}"
+        missing = int(sent.get(result.key, 0)) - len(result.seqs)  # type: ignore[union-attr]
+        if missing or result.ended != "done":
+            print(f"  {name} column {index}: {missing} deltas missing, ended {result.ended!r}", file=sys.stderr)
+    return results
+
+
+def p99(result: ChatResult) -> float:
+    return percentile(sorted(result.latencies_ms), 0.99)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--columns", type=int, default=TARGET_COLUMNS)
+    parser.add_argument("--rate", type=float, default=TARGET_RATE, help="deltas per second per column")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--chars", type=int, default=32)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="compare-") as tmp, contextlib.ExitStack() as stack:
+        work = Path(tmp)
+        upstream = _started(stack, start_upstream(work, args.rate, args.seconds, args.chars, FIRST_BYTE_DELAY_S))
+        app = start_app(work, upstream, 1)
+        _started(stack, app.server)
+        warm = Target(
+            f"{app.server.ws_url}/ws/conversations/",
+            app.server.url,
+            app.session,
+            {"endpoint_id": app.endpoint_id, "model": "bench-1", "tools": [], "stream": True},
+            60,
+        )
+        _warm_up(warm, app.conversation_ids[0])
+        alone = measure(app, upstream, 1, "alone", args)
+        together = measure(app, upstream, args.columns, "together", args)
+    report(args, alone[0], together)
+
+
+def report(args: argparse.Namespace, alone: ChatResult, together: list[ChatResult]) -> None:
+    expected = round(args.rate * args.seconds)
+    print(f"\n{args.columns} columns x {args.rate:g} deltas/s x {args.seconds:g} s, one daphne process (ms)")
+    print(f"  {'run':18s} {'p50':>7s} {'p99':>7s} {'max':>8s} {'deltas':>8s}")
+    rows = [("1 column alone", alone)] + [(f"column {i + 1} of {args.columns}", r) for i, r in enumerate(together)]
+    for label, r in rows:
+        values = sorted(r.latencies_ms)
+        print(
+            f"  {label:18s} {percentile(values, 0.5):7.1f} {p99(r):7.1f} {values[-1] if values else float('nan'):8.1f}"
+            f" {len(r.seqs):>4d}/{expected}"
+        )
+    worst = max(p99(r) for r in together) / p99(alone)
+    whole = all(len(r.seqs) == expected and r.in_order for r in [alone, *together])
+    met = worst <= TARGET_RATIO and whole
+    print(
+        f"worst column p99 together / alone: {worst:.2f}x (target <= {TARGET_RATIO:g}x)"
+        f"{'' if whole else ', with deltas missing or out of order'}: {'MET' if met else 'MISSED'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
