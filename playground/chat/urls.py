@@ -11,4 +11,5 @@ urlpatterns = [
     path("c/<int:pk>/retry/", views.retry, name="chat-retry"),
     path("c/<int:pk>/transcript/", views.transcript_partial, name="chat-transcript"),
     path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),
+    path("c/<int:pk>/round-trips/<int:position>/events/", views.wire_events_partial, name="chat-wire-events"),
 ]

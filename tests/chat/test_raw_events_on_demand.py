@@ -1,0 +1,64 @@
+"""A conversation page sends raw events inline only for round trips that have few; the rest load on demand."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from django.urls import reverse
+
+from playground.conversations.models import RoundTrip
+from playground.conversations.present import INLINE_EVENTS
+from tests.chat.test_chat_views import saved_chat
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from playground.teams.models import Team
+
+pytestmark = pytest.mark.django_db
+
+MARK = "needle-in-a-raw-event"
+
+
+def _many_events(count: int) -> list[dict[str, object]]:
+    return [{"t_ms": float(i), "event": None, "data": f'{{"n":{i},"m":"{MARK}"}}'} for i in range(count)]
+
+
+def test_many_raw_events_stay_behind_a_button_and_few_are_inline(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    big = RoundTrip.objects.create(
+        conversation=conversation,
+        position=1,
+        format="openai-chat",
+        wire_events=_many_events(INLINE_EVENTS + 500),
+        complete=True,
+    )
+    client.force_login(alice)
+    html = client.get(reverse("chat", args=[conversation.pk])).content.decode()
+    assert MARK not in html, "the big round trip's events are not in the page"
+    assert f"Show the {INLINE_EVENTS + 500} raw events" in html and 'data-testid="load-wire-events"' in html
+    assert html.count('data-testid="wire-event"') == 1, "the small round trip's one event is inline"
+    events = client.get(reverse("chat-wire-events", args=[conversation.pk, big.position])).content.decode()
+    assert events.count('data-testid="wire-event"') == INLINE_EVENTS + 500 and MARK in events
+
+
+def test_the_event_count_is_read_by_the_database_on_both_engines(client: Client, team: Team, alice: User) -> None:
+    from playground.conversations.present import page_round_trips
+
+    conversation = saved_chat(team, alice)
+    RoundTrip.objects.create(conversation=conversation, position=1, format="anthropic", wire_events=_many_events(7))
+    views = page_round_trips(conversation)
+    assert [(v["event_count"], v["events_deferred"]) for v in views] == [(1, False), (7, False)]
+
+
+def test_raw_events_of_another_team_are_not_found(
+    client: Client, team: Team, alice: User, django_user_model: type[User]
+) -> None:
+    conversation = saved_chat(team, alice)
+    mallory = django_user_model.objects.create_user("mallory", password="x")
+    client.force_login(mallory)
+    assert client.get(reverse("chat-wire-events", args=[conversation.pk, 0])).status_code == 404
+    client.force_login(alice)
+    assert client.get(reverse("chat-wire-events", args=[conversation.pk, 9])).status_code == 404
