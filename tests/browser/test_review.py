@@ -1,0 +1,134 @@
+"""Team review in real browsers: two teammates see each other's comment and verdict arrive live, the keys move
+around the timeline, and a share link opens signed out until it is revoked."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import sign_in, watch_console
+from tests.conftest import DemoServer
+from tests.helpers import manage
+from tests.review.conftest import CALLS
+
+pytestmark = pytest.mark.browser
+
+TEAMMATE, TEAMMATE_PASSWORD = "rhea", "rhea-password-4c2b"
+# A second member of the demo team who can sign in, and a saved conversation of that team to review.
+SETUP = f"""
+from django.contrib.auth.models import User
+from playground.teams.models import Membership, Role, Team
+from tests.review.conftest import build_conversation
+team = Team.objects.get(name="Demo team")
+rhea, _ = User.objects.get_or_create(username="{TEAMMATE}")
+rhea.set_password("{TEAMMATE_PASSWORD}")
+rhea.save()
+Membership.objects.get_or_create(user=rhea, team=team, defaults={{"role": Role.VIEWER}})
+print(build_conversation(team, User.objects.get(username="demo")).pk)
+"""
+LIVE_TIMEOUT_MS = 10_000
+
+
+async def open_review(page: Page, pk: int) -> None:
+    await page.goto(f"/c/{pk}/review/")
+    await expect(page.get_by_test_id("review")).to_have_attribute("data-connected", "1", timeout=LIVE_TIMEOUT_MS)
+
+
+@pytest.fixture
+async def setup(daphne_server: DemoServer) -> int:
+    made = await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-v", "0", "-c", SETUP)
+    return int(made.stdout.split()[-1])
+
+
+async def test_teammates_see_each_others_comment_and_verdict_live(
+    signed_in: Page, new_context: Any, setup: int
+) -> None:
+    demo = signed_in
+    teammate = await (await new_context()).new_page()
+    teammate_errors = watch_console(teammate)
+    await sign_in(teammate, TEAMMATE, TEAMMATE_PASSWORD)
+    await open_review(demo, setup)
+    await open_review(teammate, setup)
+
+    await demo.get_by_test_id("comment-input").fill(f"@{TEAMMATE} is the Atlantis call a bug in the tool?")
+    await demo.get_by_test_id("comment-submit").click()
+    await expect(demo.get_by_test_id("comment-input")).to_have_value("")  # sent: the form is ready for the next
+    arrived = teammate.get_by_test_id("comment").filter(has_text="is the Atlantis call a bug")
+    await expect(arrived).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+    await expect(arrived.get_by_test_id("comment-author")).to_have_text("demo")
+    await expect(arrived.locator(".mention")).to_have_text(f"@{TEAMMATE}")
+
+    card = teammate.locator(f'[data-testid="tool-call"][data-call-id="{CALLS["failed"]}"]')
+    await card.get_by_test_id("verdict-note").fill("the tool should say the city is unknown")
+    await card.get_by_test_id("verdict-select").select_option("wrong_arguments")
+    seen = demo.locator(f'[data-call-id="{CALLS["failed"]}"]').get_by_test_id("verdict")
+    await expect(seen).to_have_count(1, timeout=LIVE_TIMEOUT_MS)
+    await expect(seen).to_contain_text("Wrong arguments")
+    await expect(seen).to_contain_text(TEAMMATE)
+
+    # A reply in the thread reaches the other page as well, nested under the comment it answers.
+    await arrived.get_by_test_id("comment-reply").click()
+    reply_box = teammate.locator("#comments-conversation").get_by_test_id("comment-input")
+    await reply_box.fill("No, the model guessed a city that does not exist.")
+    await reply_box.press("Control+Enter")
+    await expect(demo.locator(".replies").get_by_test_id("comment")).to_contain_text(
+        "the model guessed", timeout=LIVE_TIMEOUT_MS
+    )
+    assert teammate_errors == []
+
+
+async def test_keys_move_through_messages_and_jump_to_problems(signed_in: Page, setup: int) -> None:
+    page = signed_in
+    await open_review(page, setup)
+    await page.keyboard.press("j")
+    await expect(page.locator("#msg-0")).to_be_focused()
+    await page.keyboard.press("j")
+    await expect(page.locator("#msg-1")).to_be_focused()
+    await page.keyboard.press("u")
+    await expect(page.locator(f'[data-call-id="{CALLS["open"]}"]')).to_be_focused()
+    await page.keyboard.press("i")
+    await expect(page.locator(f'[data-call-id="{CALLS["invalid"]}"]')).to_be_focused()
+    await page.keyboard.press("e")  # the next error after the invalid call: the call whose tool failed
+    await expect(page.locator(f'[data-call-id="{CALLS["failed"]}"]')).to_be_focused()
+    await page.keyboard.press("e")  # then the round trip that failed, unfolded
+    failed_trip = page.locator("#review-rt-1")
+    await expect(failed_trip).to_be_focused()
+    await expect(failed_trip).to_have_attribute("open", "")
+    await expect(failed_trip.get_by_test_id("error")).to_be_visible()
+    await page.keyboard.press("k")
+    await expect(page.locator("#msg-1")).to_be_focused()
+    await page.keyboard.press("o")
+    await expect(page.locator("#review-rt-0")).to_have_attribute("open", "")
+    await page.keyboard.press("?")
+    await expect(page.locator("#help-dialog")).to_be_visible()
+    await expect(page.locator("#help-dialog").get_by_test_id("review-keys")).to_contain_text("Next / previous message")
+
+
+async def test_a_share_link_opens_signed_out_until_revoked(signed_in: Page, new_context: Any, setup: int) -> None:
+    demo = signed_in
+    demo.on("dialog", lambda dialog: dialog.accept())
+    await open_review(demo, setup)
+    await demo.get_by_test_id("share-create").click()
+    url = await demo.get_by_test_id("share-url").inner_text()
+    assert "/s/" in url
+
+    stranger = await (await new_context()).new_page()
+    stranger_errors = watch_console(stranger)
+    response = await stranger.goto(url)
+    assert response is not None and response.status == 200
+    assert (await response.header_value("x-robots-tag") or "").startswith("noindex")
+    shared = stranger.get_by_test_id("shared-conversation")
+    await expect(shared).to_be_visible()
+    await expect(shared.get_by_test_id("tool-call")).to_have_count(len(CALLS))
+    await expect(stranger.get_by_test_id("comment-input")).to_have_count(0)
+    await expect(stranger.locator('meta[name="robots"]')).to_have_attribute("content", "noindex, nofollow")
+    assert stranger_errors == []
+
+    await demo.get_by_test_id("share-revoke").first.click()
+    await expect(demo.locator('[data-testid="share-link"][data-state="revoked"]')).to_have_count(1)
+    refused = await stranger.goto(url)
+    assert refused is not None and refused.status == 410
+    await expect(stranger.get_by_test_id("link-gone")).to_contain_text("This link was revoked")
