@@ -12,12 +12,13 @@ from datetime import date, datetime
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.http import QueryDict
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from playground.conversations.models import Conversation
+from playground.review.models import Verdict
 
 PAGE_SIZE = 50
 SORTS = {"recent": "Most recent", "oldest": "Oldest", "relevance": "Best match"}
@@ -39,6 +40,7 @@ class ListQuery:
     since: str = ""  # YYYY-MM-DD, inclusive
     until: str = ""
     label: str = ""
+    verdict: str = ""  # a verdict kind (review.Verdict.Kind), or "any": conversations a reviewer judged so
     sort: str = "recent"
     after: str = ""  # the keyset cursor of the last row of the previous page
 
@@ -107,6 +109,11 @@ def _filtered(team_id: int, query: ListQuery) -> QuerySet[Conversation]:
         rows = rows.filter(created_at__date__lte=until)
     if query.label:
         rows = rows.filter(labels__name=query.label)
+    if query.verdict:
+        judged = Verdict.objects.filter(conversation=OuterRef("pk"))
+        if query.verdict != "any":
+            judged = judged.filter(kind=query.verdict)
+        rows = rows.filter(Exists(judged))
     return rows.annotate(verdict_total=Count("verdicts", distinct=True))
 
 

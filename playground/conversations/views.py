@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from playground.conversations.search import SORTS, ListQuery, facets, search_conversations
 from playground.conversations.search_index import index_stale
+from playground.review.models import Verdict
 from playground.teams.access import get_current_team
 
 
@@ -26,6 +27,7 @@ def conversations(request: HttpRequest) -> HttpResponse:
         "query": query,
         "facets": facets(team.pk),
         "sorts": SORTS,
+        "verdict_kinds": Verdict.Kind.choices,
     }
     template = "conversations/list.html#results" if request.htmx else "conversations/list.html"  # type: ignore[attr-defined]
     return render(request, template, context)

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.conversations.search_index import index_conversation
-from playground.review.models import Label
+from playground.review.models import Label, Verdict
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -106,6 +106,8 @@ def test_filters_narrow_the_list(client: Client, alice: User, bob: User, team: T
     plain = make(team, alice, "No tools", status="done", model="sim-mistral")
     label = Label.objects.create(team=team, name="regression")
     label.conversations.add(invalid)
+    Verdict.objects.create(conversation=valid, call_id="c1", author=alice, kind=Verdict.Kind.RIGHT)
+    Verdict.objects.create(conversation=invalid, call_id="c1", author=bob, kind=Verdict.Kind.WRONG_ARGUMENTS)
     cases = {
         "tool": ({"tool": "get_weather"}, {valid, invalid}),
         "invalid": ({"invalid": "1"}, {invalid}),
@@ -115,6 +117,8 @@ def test_filters_narrow_the_list(client: Client, alice: User, bob: User, team: T
         "model": ({"model": "sim-mistral"}, {plain}),
         "label": ({"label": "regression"}, {invalid}),
         "search and filter": ({"q": "call", "author": "alice"}, {valid}),
+        "judged at all": ({"verdict": "any"}, {valid, invalid}),
+        "judged wrong arguments": ({"verdict": "wrong_arguments"}, {invalid}),
     }
     for name, (params, expected) in cases.items():
         assert set(titles(listing(client, alice, team, **params))) == {str(c.pk) for c in expected}, name
