@@ -108,6 +108,26 @@ async def capture_compare(page: Page, url: str, theme: str, out: Path) -> None:
     await page.screenshot(path=out / f"compare-{theme}.png", full_page=True)
 
 
+async def capture_review(page: Page, url: str, theme: str, out: Path) -> None:
+    """The list searched for a tool argument, then a conversation's review view with a comment and a verdict."""
+    await page.set_viewport_size({"width": 1600, "height": 1000})
+    await page.goto(f"{url}/conversations/?q=Tokyo")
+    await page.wait_for_selector("[data-testid=conversation-row]")
+    await page.screenshot(path=out / f"conversations-search-{theme}.png")
+    await page.get_by_test_id("conversation-row").first.locator("a").first.click()
+    await page.wait_for_selector("#chat")
+    await page.get_by_test_id("review-link").click()
+    await page.wait_for_selector("[data-testid=comment-input]")
+    if theme == "light":
+        await page.get_by_test_id("comment-input").fill("Both cities in one turn: the parallel calls work here.")
+        await page.get_by_test_id("comment-submit").click()
+        await page.wait_for_selector("[data-testid=comment]")
+        await page.get_by_test_id("verdict-select").first.select_option("right")
+        await page.wait_for_selector("[data-testid=verdict]")
+    await page.wait_for_timeout(500)
+    await page.screenshot(path=out / f"review-{theme}.png")
+
+
 # A conversation whose web process died mid-answer, as the survivors show it (see docs/deploy.md).
 INTERRUPTED = """
 from playground.chat.options import ChatOptions
@@ -196,6 +216,7 @@ async def take(url: str, password: str, out: Path) -> None:
             await capture_team_and_interrupted(page, url, theme, out, interrupted)
             await capture_chat(page, url, theme, out)
             await capture_compare(page, url, theme, out)
+            await capture_review(page, url, theme, out)
             await context.close()
         await browser.close()
 
