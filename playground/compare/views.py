@@ -50,7 +50,8 @@ def _defaults(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
     """The form's values: those of the comparison named by ?from= (Run again), else the three simulator dialects."""
     source = Comparison.objects.filter(team=context["team"], pk=request.GET.get("from") or 0).first()
     if source is not None:
-        return {**source.settings, "repeat": source.repeat}
+        columns = source.settings.get("columns") or _columns_of(source)  # a replay saved no form: its runs say
+        return {**source.settings, "columns": columns, "repeat": source.repeat}
     tools = [t.name for t in context["team_tools"] if t.name in ("get_weather", "calculator")]
     return {
         "text": "What's the weather in Paris and Tokyo?",
@@ -60,6 +61,14 @@ def _defaults(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
         "repeat": 1,
         "columns": forms.initial_columns(context["endpoints"]),
     }
+
+
+def _columns_of(comparison: Comparison) -> list[dict[str, Any]]:
+    runs = comparison.runs.filter(repeat=0).select_related("conversation").order_by("position")
+    return [
+        {"endpoint_id": run.conversation.endpoint_id, "model": run.conversation.model, "max_tokens": 1024}
+        for run in runs
+    ]
 
 
 @require_GET

@@ -97,3 +97,15 @@ def test_results_and_column_partials_render_for_a_fresh_comparison(
     assert member.get(reverse("comparison-column", args=[comparison.pk, 7])).status_code == 404
     diff = member.get(reverse("comparison-diff", args=[comparison.pk])).content.decode()
     assert "appears once two columns have sent" in diff
+
+
+def test_run_again_starts_from_the_comparisons_columns_even_for_a_replay(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    comparison = _comparison(team, alice, simulated)
+    html = signed_in(client, alice, team).get(reverse("compare"), {"from": comparison.pk}).content.decode()
+    assert html.count('data-testid="compare-column-setup"') == 2 + 1
+    comparison.settings = {"text": "replayed", "tools": []}  # what a replay saves: no form columns
+    comparison.save()
+    html = client.get(reverse("compare"), {"from": comparison.pk}).content.decode()
+    assert html.count('data-testid="compare-column-setup"') == 2 + 1 and "replayed" in html
