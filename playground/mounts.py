@@ -148,12 +148,16 @@ class _CutAware:
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+# Where the simulated APIs' clients put the key: OpenAI's bearer token, Anthropic's and Gemini's own headers.
+KEY_HEADERS = (b"authorization", b"x-api-key", b"x-goog-api-key")
+
+
 def _has_key(scope: Scope) -> bool:
     expected = settings.CROSSWIRE_SIMULATOR_KEY.encode()
     for name, value in scope.get("headers", []):
         name = name.lower()
         if name == b"authorization":
             value = value.removeprefix(b"Bearer ").strip()
-        if name in (b"authorization", b"x-api-key") and hmac.compare_digest(value, expected):
+        if name in KEY_HEADERS and hmac.compare_digest(value, expected):
             return True
     return False

@@ -117,6 +117,12 @@ class ToolLoop:
         result = round_trip.result
         if result.error is not None:
             return Outcome("error", index + 1, result.error.message, result.error)
+        if result.finish_reason == "error":
+            # An error finish without an error body: Gemini's MALFORMED_FUNCTION_CALL (a call it could not write),
+            # with no parts. Nothing came to run or to show, so the run must not read as finished.
+            raw = result.raw_finish_reason or "no reason given"
+            error = ProviderError("invalid_response", f"The model ended its answer with an error ({raw}).")
+            return Outcome("error", index + 1, error.message, error)
         calls = result.message.get("tool_calls") or []
         if result.finish_reason == "length":
             return self._cut_short(index, bool(calls))

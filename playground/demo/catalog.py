@@ -8,12 +8,13 @@ from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
 from playground.tools.builtins import BUILTINS
 from playground.tools.models import Tool
-from providers.simulator import anthropic_server, openai_server, responses_server
+from providers.simulator import anthropic_server, gemini_server, openai_server, responses_server
 
 SIMULATED = (
     ("Simulated OpenAI", "openai-chat", "/openai/v1", openai_server.MODELS),
     ("Simulated OpenAI Responses", "openai-responses", "/openai/v1", responses_server.MODELS),
     ("Simulated Anthropic", "anthropic", "/anthropic", anthropic_server.MODELS),
+    ("Simulated Gemini", "gemini", "/gemini", gemini_server.MODELS),
 )
 
 

@@ -45,6 +45,13 @@ KINDS: dict[str, KindSpec] = {
             "The Anthropic Messages API with your key.",
         ),
         KindSpec(
+            Endpoint.Kind.GEMINI,
+            "Google Gemini",
+            "gemini",
+            "https://generativelanguage.googleapis.com",
+            "Google's Gemini API with your key: thought signatures are kept and sent back with each turn.",
+        ),
+        KindSpec(
             Endpoint.Kind.COMPATIBLE,
             "OpenAI-compatible",
             "openai-chat",

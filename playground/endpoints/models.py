@@ -16,6 +16,7 @@ class Endpoint(models.Model):
         OPENAI = "openai", "OpenAI"
         OPENAI_RESPONSES = "openai-responses", "OpenAI (Responses API)"
         ANTHROPIC = "anthropic", "Anthropic"
+        GEMINI = "gemini", "Google Gemini"
         COMPATIBLE = "openai-compatible", "OpenAI-compatible"
 
     # No team: a built-in endpoint every team sees (the simulated ones).

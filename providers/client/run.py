@@ -114,9 +114,11 @@ class RoundTripRun:
         )
 
     async def _send(self, body: dict[str, Any]) -> None:
-        async with open_response(self.endpoint, body, self._on_request) as response:
+        # The body says whether to stream, except Gemini's: its URL does, so the internal request decides there.
+        stream = bool(body["stream"]) if "stream" in body else bool(self.request.get("stream"))
+        async with open_response(self.endpoint, body, self._on_request, stream=stream) as response:
             self.status = response.status_code
-            if body.get("stream"):
+            if stream:
                 await self._read_stream(response)
             else:
                 await self._read_body(response)

@@ -4,6 +4,9 @@ Both SDKs are used through their public ``with_streaming_response`` API (``messa
 ``chat.completions``, per format), which hands back the raw response so the bytes can be recorded for the wire
 pane and translated from the raw events: the SDKs' models never see a field they do not know, and no event is
 parsed twice. An httpx2 request hook records the exact request that left.
+
+Gemini is the exception: Google's SDK cannot hand back the raw bytes (``gemini_http`` says why), so its requests go
+out through ``gemini_http`` on the same HTTP client, and fail with the same names an SDK's exceptions module has.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 import httpx2
 
+from providers.client import gemini_http
 from providers.client.addresses import AddressPolicy, AddressRefused
 from providers.client.capture import WireRequest
 from providers.client.netbackend import AsyncioBackend, AsyncioTransport
@@ -109,9 +113,19 @@ def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, A
 
 
 @asynccontextmanager
-async def open_response(endpoint: Endpoint, body: dict[str, Any], on_request: OnRequest) -> AsyncIterator[Any]:
-    """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response."""
+async def open_response(
+    endpoint: Endpoint, body: dict[str, Any], on_request: OnRequest, *, stream: bool | None = None
+) -> AsyncIterator[Any]:
+    """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response.
+
+    ``stream`` defaults to the body's own ``stream``; Gemini's body has none (the URL says it), so the caller does.
+    """
     async with http_client(endpoint, on_request) as http:
+        if endpoint.format == "gemini":
+            wanted = bool(body.get("stream")) if stream is None else stream
+            async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
+                yield raw
+            return
         resource = sdk_resource(endpoint, sdk_client(endpoint, http))
         kwargs = _split_body(resource.create, body)
         async with resource.with_streaming_response.create(**kwargs) as response:
@@ -147,7 +161,9 @@ def sdk_client(endpoint: Endpoint, http: httpx2.AsyncClient) -> Any:
 
 
 def sdk_exceptions(endpoint: Endpoint) -> Any:
-    """The module holding the format's SDK exceptions (both SDKs share the same class names)."""
+    """The module holding the format's SDK exceptions (both SDKs, and ``gemini_http``, share the same names)."""
+    if endpoint.format == "gemini":
+        return gemini_http
     if endpoint.format == "anthropic":
         import anthropic
 
@@ -181,6 +197,8 @@ def map_exception(endpoint: Endpoint, exc: Exception) -> ProviderError:
 
 
 def _sdk_base_error(endpoint: Endpoint) -> type[Exception]:
+    if endpoint.format == "gemini":
+        return gemini_http.GeminiError
     sdk = sdk_exceptions(endpoint)
     return sdk.AnthropicError if endpoint.format == "anthropic" else sdk.OpenAIError
 

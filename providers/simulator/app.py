@@ -7,7 +7,8 @@ Vendor specifics (error bodies, ids, compat profiles, thinking signatures) live 
 
 Routes are relative to the mount point: ``create_app()`` is mounted at ``/sim`` by Crosswire's ASGI router and by
 ``create_server_app()`` (the standalone server), so base URLs are ``http://host:port/sim/openai/v1`` (Chat
-Completions and Responses) and ``http://host:port/sim/anthropic``.
+Completions and Responses), ``http://host:port/sim/anthropic`` and ``http://host:port/sim/gemini`` (Gemini: the
+model and the streaming switch are in the URL, ``/v1beta/models/{model}:streamGenerateContent?alt=sse``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import asyncio
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
@@ -27,10 +29,13 @@ from providers.simulator.faults import Fault, break_arguments, fault_for
 from providers.simulator.limits import apply_max_tokens
 from providers.simulator.model import respond
 from providers.simulator.rejection import Rejection
-from providers.simulator.server import Exchange, VendorServer
+from providers.simulator.server import Exchange, Routed, VendorServer
 from providers.simulator.streams import HangResponse, compact_json, cut_response, json_response, sse_response
 from providers.sse import SSEEvent
 from providers.translation import TranslationError
+
+if TYPE_CHECKING:
+    from providers.simulator.gemini_server import GeminiServer
 
 MOUNT = "/sim"
 SEED_HEADER = "x-sim-seed"
@@ -48,11 +53,12 @@ def create_app(*, pace_ms: float = 0.0, slow_first_byte_s: float = 5.0, slow_pac
     """``pace_ms``: pause between streamed events (the ``x-sim-pace-ms`` header overrides it per request);
     ``slow_first_byte_s`` and ``slow_pace_ms``: the delays of the ``sim-slow`` model."""
     from providers.simulator.anthropic_server import AnthropicServer
+    from providers.simulator.gemini_server import GeminiServer
     from providers.simulator.openai_server import OpenAIServer
     from providers.simulator.responses_server import ResponsesServer
 
     settings = Settings(pace_ms, slow_first_byte_s, slow_pace_ms)
-    openai, responses, anthropic = OpenAIServer(), ResponsesServer(), AnthropicServer()
+    openai, responses, anthropic, gemini = OpenAIServer(), ResponsesServer(), AnthropicServer(), GeminiServer()
     return Starlette(
         routes=[
             Route("/openai/v1/chat/completions", _chat_endpoint(openai, settings), methods=["POST"]),
@@ -60,6 +66,8 @@ def create_app(*, pace_ms: float = 0.0, slow_first_byte_s: float = 5.0, slow_pac
             Route("/openai/v1/models", _models_endpoint(openai), methods=["GET"]),
             Route("/anthropic/v1/messages", _chat_endpoint(anthropic, settings), methods=["POST"]),
             Route("/anthropic/v1/models", _models_endpoint(anthropic), methods=["GET"]),
+            Route("/gemini/v1beta/models", _models_endpoint(gemini), methods=["GET"]),
+            Route("/gemini/v1beta/models/{target}", _gemini_endpoint(gemini, settings), methods=["POST"]),
         ]
     )
 
@@ -76,24 +84,45 @@ def _chat_endpoint(vendor: VendorServer, settings: Settings) -> Any:
     return endpoint
 
 
+def _gemini_endpoint(vendor: GeminiServer, settings: Settings) -> Any:
+    """``models/{model}:generateContent`` / ``:streamGenerateContent?alt=sse``: the URL says what the body does not."""
+
+    async def endpoint(request: Request) -> Response:
+        routed = vendor.route(request.path_params["target"], request.query_params.get("alt"))
+        if not isinstance(routed, Routed):
+            return routed  # a method the API does not have, or a stream that is not SSE
+        return await _chat(vendor, settings, request, routed)
+
+    return endpoint
+
+
 def _models_endpoint(vendor: VendorServer) -> Any:
     async def endpoint(request: Request) -> Response:
-        denied = vendor.check_headers(request.headers, seed=0)
+        denied = vendor.check_headers(_credentials(vendor, request), seed=0)
         return denied or json_response(vendor.models_body())
 
     return endpoint
 
 
-async def _chat(vendor: VendorServer, settings: Settings, request: Request) -> Response:
+def _credentials(vendor: VendorServer, request: Request) -> Headers:
+    """The headers the key check reads. A vendor that also takes its key elsewhere (Gemini: ``?key=``) folds it in
+    with its own ``credentials``."""
+    own = getattr(vendor, "credentials", None)
+    return own(request) if own is not None else request.headers
+
+
+async def _chat(vendor: VendorServer, settings: Settings, request: Request, routed: Routed | None = None) -> Response:
+    """``routed``: what the URL says (Gemini); without it the body says the model and whether to stream."""
     raw = await request.body()
     seed = _seed(request.headers.get(SEED_HEADER), raw)
-    denied = vendor.check_headers(request.headers, seed=seed)
+    denied = vendor.check_headers(_credentials(vendor, request), seed=seed)
     if denied is not None:
         return denied
     body = _json_object(raw)
     if body is None:
         return vendor.error_response(vendor.unreadable_body(), seed)
-    fault = fault_for(body.get("model") if isinstance(body.get("model"), str) else "")
+    model = routed.model if routed is not None else body.get("model")
+    fault = fault_for(model if isinstance(model, str) else "")
     if fault.status is not None:
         return vendor.fault_response(fault.status, seed)
     rejection = vendor.validate(body)
@@ -101,11 +130,14 @@ async def _chat(vendor: VendorServer, settings: Settings, request: Request) -> R
         return vendor.error_response(rejection, seed)
     if fault.hang:
         return HangResponse()
+    if routed is not None:
+        body = {**body, "model": routed.model}  # the scripted reply and the response's modelVersion read it here
+    stream = routed.stream if routed is not None else bool(body.get("stream"))
     try:
         exchange = _run(vendor, body, seed, fault)
     except TranslationError as exc:
         return vendor.error_response(Rejection(str(exc)), seed)
-    return await _answer(vendor, exchange, fault, _pace_s(request, settings, fault), settings)
+    return await _answer(vendor, exchange, fault, stream, _pace_s(request, settings, fault), settings)
 
 
 def _run(vendor: VendorServer, body: dict[str, Any], seed: int, fault: Fault) -> Exchange:
@@ -116,11 +148,11 @@ def _run(vendor: VendorServer, body: dict[str, Any], seed: int, fault: Fault) ->
 
 
 async def _answer(
-    vendor: VendorServer, exchange: Exchange, fault: Fault, pace_s: float, settings: Settings
+    vendor: VendorServer, exchange: Exchange, fault: Fault, stream: bool, pace_s: float, settings: Settings
 ) -> Response:
     if fault.slow:
         await asyncio.sleep(settings.slow_first_byte_s)
-    if exchange.body.get("stream"):
+    if stream:
         sse_events = vendor.stream_events(exchange, empty_args=fault.empty_args)
         events = [event.encode() for event in sse_events]
         if fault.cut:

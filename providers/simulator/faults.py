@@ -3,13 +3,13 @@
 | model               | what happens                                                                     |
 |---------------------|----------------------------------------------------------------------------------|
 | ``sim-429``         | rate limited: 429 with ``retry-after`` and the provider's rate-limit body        |
-| ``sim-529``         | overloaded: Anthropic 529 ``overloaded_error``, OpenAI 503                       |
+| ``sim-529``         | overloaded: Anthropic 529 ``overloaded_error``, OpenAI and Gemini 503            |
 | ``sim-500``         | internal server error, the provider's 500 body                                   |
-| ``sim-401``         | the key is refused (as an invalid key), the provider's 401 body                  |
+| ``sim-401``         | the key is refused (as an invalid key): 401 (Gemini: its 400 ``API_KEY_INVALID``)|
 | ``sim-cut``         | the connection closes in the middle of a tool call's arguments: no end marker    |
 | ``sim-error-event`` | HTTP 200, then an in-stream error event (non-streaming: the overloaded error)    |
-| ``sim-badjson``     | a tool call whose arguments are not valid JSON                                   |
-| ``sim-empty-args``  | a tool call whose arguments are sent as ``""``                                   |
+| ``sim-badjson``     | a tool call whose arguments are not valid JSON (Gemini: MALFORMED_FUNCTION_CALL) |
+| ``sim-empty-args``  | a tool call whose arguments are sent as ``""`` (Gemini: a call without ``args``) |
 | ``sim-slow``        | the first byte after ``slow_first_byte_s`` (5 s by default), then slow fragments |
 | ``sim-hang``        | never answers; ends when the client gives up and disconnects                     |
 

@@ -1,4 +1,4 @@
-"""What the app asks of each provider's server module (``openai_server``, ``anthropic_server``)."""
+"""What the app asks of each provider's server module (``openai_server``, ``anthropic_server``, ``gemini_server``)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,15 @@ class Exchange:
     seed: int
     model: str
     response_id: str
+
+
+@dataclass(frozen=True)
+class Routed:
+    """What an API says in its URL rather than in the body: Gemini names the model and the streaming switch there
+    (``models/{model}:streamGenerateContent``); the others read both from the body."""
+
+    model: str
+    stream: bool
 
 
 class VendorServer(Protocol):

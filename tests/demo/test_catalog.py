@@ -45,6 +45,7 @@ def test_loading_twice_duplicates_nothing() -> None:
     names = list(Endpoint.objects.filter(team__isnull=True).order_by("name").values_list("name", "format"))
     assert names == sorted((name, fmt) for name, fmt, _, _ in SIMULATED)
     assert ("Simulated OpenAI Responses", "openai-responses") in names
+    assert ("Simulated Gemini", "gemini") in names
 
 
 @pytest.mark.django_db(transaction=True)

@@ -33,9 +33,9 @@ def test_list_shows_the_simulated_endpoints_and_the_teams_own(client: Client, al
     response = signed_in(client, alice, team).get(reverse("providers"))
     assert response.status_code == 200
     html = response.content.decode()
-    assert html.count('data-testid="endpoint-row"') == 5
-    assert "Simulated OpenAI" in html and "Simulated Anthropic" in html
-    assert html.count("Simulator, no key needed") == 3
+    assert html.count('data-testid="endpoint-row"') == 6
+    assert "Simulated OpenAI" in html and "Simulated Anthropic" in html and "Simulated Gemini" in html
+    assert html.count("Simulator, no key needed") == 4
     assert "Local Ollama" in html and "…abcd" in html and "no key" in html
     assert "http://localhost:11434/v1" in html and "OpenAI-compatible" in html and "openai-chat" in html
     assert "1 model" in html and 'default <span class="mono">llama3.2</span>' in html and "no default" in html

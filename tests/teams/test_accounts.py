@@ -151,11 +151,13 @@ def test_setup_demo_registers_the_simulated_endpoints_and_example_tools(settings
     simulated = Endpoint.objects.filter(team__isnull=True, kind="simulated").order_by("name")
     assert [(e.name, e.format, e.base_url) for e in simulated] == [
         ("Simulated Anthropic", "anthropic", "/anthropic"),
+        ("Simulated Gemini", "gemini", "/gemini"),
         ("Simulated OpenAI", "openai-chat", "/openai/v1"),
         ("Simulated OpenAI Responses", "openai-responses", "/openai/v1"),
     ]
     assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[1].model_names)
     assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[2].model_names)
+    assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[3].model_names)
     demo_tools = set(Tool.objects.filter(team__name="Demo team").values_list("name", flat=True))
     assert demo_tools == {"get_weather", "calculator", "lookup_order", "search_docs"}
 
