@@ -10,11 +10,12 @@ from typing import Any
 from providers.client import REDACTED
 
 # Which header carries the key, and the variable a user would keep it in.
-KEY_HEADERS = {"authorization": "Bearer ${KEY}", "x-api-key": "${KEY}"}
+KEY_HEADERS = {"authorization": "Bearer ${KEY}", "x-api-key": "${KEY}", "x-goog-api-key": "${KEY}"}
 KEY_VARIABLES = {
     "openai-chat": "OPENAI_API_KEY",
     "openai-responses": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
 }
 # Headers the SDKs add for their own telemetry: noise in a snippet someone will paste.
 SKIPPED_PREFIXES = ("x-stainless-", "user-agent", "content-length", "host", "accept-encoding", "connection")
@@ -48,6 +49,8 @@ def as_curl(wire_request: dict[str, Any], fmt: str) -> str:
 def as_python(wire_request: dict[str, Any], fmt: str) -> str:
     body = dict(wire_request.get("body") or {})
     url = str(wire_request["url"])
+    if fmt == "gemini":
+        return _gemini_python(url, body)
     if fmt == "anthropic":
         base = url.removesuffix("/v1/messages")
         head = ["import anthropic", "", f"client = anthropic.Anthropic(base_url={base!r})  # key: ANTHROPIC_API_KEY"]
@@ -61,6 +64,28 @@ def as_python(wire_request: dict[str, Any], fmt: str) -> str:
     args = ",\n".join(f"    {key}={_py(value)}" for key, value in body.items())
     lines = [*head, "", f"response = {call}(\n{args},\n)"]
     lines += ["for event in response:", "    print(event)"] if stream else ["print(response)"]
+    return "\n".join(lines)
+
+
+def _gemini_python(url: str, body: dict[str, Any]) -> str:
+    """Gemini's request as plain HTTP, as Crosswire sends it (its SDK rebuilds the body from its own types)."""
+    lines = [
+        "import os",
+        "",
+        "import httpx",
+        "",
+        f"url = {url!r}",
+        'headers = {"x-goog-api-key": os.environ["GEMINI_API_KEY"]}',
+        f"body = {_py(body)}",
+    ]
+    if "alt=sse" in url:
+        lines += [
+            "with httpx.stream('POST', url, headers=headers, json=body, timeout=60) as response:",
+            "    for line in response.iter_lines():",
+            "        print(line)",
+        ]
+    else:
+        lines += ["print(httpx.post(url, headers=headers, json=body, timeout=60).json())"]
     return "\n".join(lines)
 
 

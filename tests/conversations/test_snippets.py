@@ -3,6 +3,8 @@ from __future__ import annotations
 import ast
 import shlex
 
+import pytest
+
 from playground.conversations.snippets import as_curl, as_python
 
 WIRE = {
@@ -53,3 +55,21 @@ def test_python_snippet_for_openai_responses_calls_the_responses_api() -> None:
     assert "openai.OpenAI(base_url='https://api.openai.com/v1')" in code
     assert "client.responses.create(" in code and "chat.completions" not in code
     assert "OPENAI_API_KEY" in as_curl(wire, "openai-responses")
+
+
+def test_gemini_snippets_send_the_key_from_the_environment_in_googles_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    wire = {**WIRE, "url": url, "headers": {"x-goog-api-key": "[redacted]"}, "body": body}
+    curl = as_curl(wire, "gemini")
+    assert '-H "x-goog-api-key: ${GEMINI_API_KEY}"' in curl and "[redacted]" not in curl
+    code = as_python(wire, "gemini")
+    compile(code, "snippet", "exec")  # valid Python as a whole
+    assert "httpx.stream(" in code and "iter_lines" in code
+    # Everything before the request, run here without the HTTP client (not a dependency of this project).
+    setup = code.split("with httpx.stream")[0].replace("import httpx\n", "")
+    monkeypatch.setenv("GEMINI_API_KEY", "from-the-environment")
+    namespace: dict[str, object] = {}
+    exec(setup, namespace)
+    assert namespace["body"] == body and namespace["url"] == url
+    assert namespace["headers"] == {"x-goog-api-key": "from-the-environment"}
