@@ -113,11 +113,17 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="deltas per second per column")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--chars", type=int, default=32)
+    parser.add_argument(
+        "--frame-interval-ms", type=int, default=None, help="CROSSWIRE_FRAME_INTERVAL_MS for the app (default: its own)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="compare-") as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
         upstream = _started(stack, start_upstream(work, args.rate, args.seconds, args.chars, FIRST_BYTE_DELAY_S))
-        app = start_app(work, upstream, 1)
+        settings = (
+            {} if args.frame_interval_ms is None else {"CROSSWIRE_FRAME_INTERVAL_MS": str(args.frame_interval_ms)}
+        )
+        app = start_app(work, upstream, 1, **settings)
         _started(stack, app.server)
         warm = Target(
             f"{app.server.ws_url}/ws/conversations/",
