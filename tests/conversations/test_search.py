@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -190,6 +191,13 @@ def test_the_search_engine_matches_the_database(alice: User, team: Team) -> None
         assert not page.full_text
         return
     assert page.full_text
+    with CaptureQueriesContext(connection) as queries:
+        search_conversations(team.pk, ListQuery(q="reykjavik"))
+    searched = [q["sql"] for q in queries.captured_queries if "websearch_to_tsquery" in q["sql"]]
+    # The match must be written `vector @@ query` (the form the GIN index answers), not only as a rank filter.
+    assert searched and all("@@" in sql for sql in searched)
+    # Only the verdict count's subquery (its tables aliased U0…) groups: the page's own query never aggregates.
+    assert not any("GROUP BY" in sql.replace('GROUP BY U0.', "") for sql in searched)
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = 'conversation_search_fts'")
         assert cursor.fetchone() is not None
