@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from playground.teams.models import Team
 
 MAX_COLUMNS = 4
+BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
+SETTLE_TRIES, SETTLE_PAUSE_S = 50, 0.1  # up to 5 s for a finished run's outcome to be saved
 MAX_REPEAT = 10
 COLUMN_FIELDS = ("endpoint_id", "model", "reasoning", "temperature", "max_tokens")
 logger = logging.getLogger(__name__)
@@ -166,8 +168,20 @@ async def _run_one(conversation_id: int, text: str, user: AbstractBaseUser | Non
         return False
     if run.task is not None:
         await asyncio.wait({run.task})  # its outcome is saved on the conversation; the wait must not raise
-    status = await Conversation.objects.filter(pk=conversation_id).values_list("status", flat=True).afirst()
+    status = await _settled_status(conversation_id)
     return status not in (Conversation.Status.STOPPED, Conversation.Status.INTERRUPTED)
+
+
+async def _settled_status(conversation_id: int) -> str | None:
+    """The status the run ended with. A stopped run's task can end while its shielded "stopped" is still being
+    saved, so a status still busy is read again for a moment rather than taken for the outcome."""
+    rows = Conversation.objects.filter(pk=conversation_id).values_list("status", flat=True)
+    for _ in range(SETTLE_TRIES):
+        status = await rows.afirst()
+        if status not in BUSY_STATUSES:
+            return status
+        await asyncio.sleep(SETTLE_PAUSE_S)
+    return await rows.afirst()
 
 
 async def _refused(conversation_id: int, message: str) -> None:

@@ -93,7 +93,8 @@ async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finis
     runner = asyncio.create_task(run_comparison(comparison.pk, alice))
     slow = (await _conversations(comparison))[0]
     deadline = time.monotonic() + 10
-    while not REGISTRY.is_running(slow.pk):
+    # Started, not only registered: its control channel is listening, so the Stop cannot arrive before it does.
+    while not ((run := REGISTRY.get(slow.pk)) is not None and run.started):
         assert time.monotonic() < deadline, "the slow column never started"
         await asyncio.sleep(0.02)
     await send_control(slow.pk, {"type": "stop"})
