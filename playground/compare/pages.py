@@ -39,7 +39,8 @@ class ColumnView:
         return f"/ws/conversations/{self.conversation.pk}/"
 
 
-def _column(position: int, conversation: Conversation, differing: dict[int, list[str]] | None = None) -> ColumnView:
+def _column(summary: ColumnSummary, differing: dict[int, list[str]] | None = None) -> ColumnView:
+    position, conversation = summary.position, summary.conversation
     saved = list(conversation.messages.order_by("position"))
     trips = {rt.pk: rt for rt in conversation.round_trips.all()}
     messages = transcript(conversation, saved, trips)
@@ -47,10 +48,10 @@ def _column(position: int, conversation: Conversation, differing: dict[int, list
     return ColumnView(
         position,
         conversation,
-        summarize(position, conversation),
+        summary,
         messages,
         len(saved),
-        REGISTRY.is_running(conversation.pk) or conversation.status in ("running", "waiting"),
+        REGISTRY.is_running(conversation.pk) or summary.running,
         differing or {},
     )
 
@@ -75,18 +76,20 @@ def column_view(comparison: Comparison, position: int) -> ColumnView | None:
     runs = _runs(comparison)
     if position not in runs:
         return None
-    agreed = agreement([summarize(p, conversations[0]) for p, conversations in runs.items()])
-    return _column(position, runs[position][0], agreed.differing_calls.get(position))
+    firsts = {p: summarize(p, conversations[0]) for p, conversations in runs.items()}
+    agreed = agreement(list(firsts.values()))
+    return _column(firsts[position], agreed.differing_calls.get(position))
 
 
 def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict) -> dict[str, Any]:
     runs = _runs(comparison)
     firsts = [summarize(position, conversations[0]) for position, conversations in runs.items()]
     agreed = agreement(firsts)
-    columns = [_column(p, c[0], agreed.differing_calls.get(p)) for p, c in runs.items()]
+    columns = [_column(first, agreed.differing_calls.get(first.position)) for first in firsts]
+    # Each column's first run is summarised once: the repeats add only the runs after it.
     stats = [
-        repeat_stats(p, columns[i].label, [summarize(p, c) for c in conversations])
-        for i, (p, conversations) in enumerate(runs.items())
+        repeat_stats(column.position, column.label, [first, *(summarize(p, c) for c in conversations[1:])])
+        for column, first, (p, conversations) in zip(columns, firsts, runs.items(), strict=True)
     ]
     bars, axis_ms = chart(stats)
     return {
