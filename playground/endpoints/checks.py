@@ -18,6 +18,7 @@ from playground.endpoints.models import Endpoint
 from providers.client import Endpoint as ClientEndpoint
 from providers.client import round_trip
 from providers.client.models import list_models
+from providers.client.scrub import Scrubber
 from providers.errors import ProviderError
 from providers.types import ChatRequest, Message
 
@@ -25,7 +26,6 @@ from providers.types import ChatRequest, Message
 CHECK_TIMEOUT_S = 10.0
 PING_MAX_TOKENS = 16
 REPLY_EXCERPT_CHARS = 80
-REDACTED = "[redacted]"
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,8 @@ class ModelsResult:
 
 
 def scrub(text: str, secret: str) -> str:
-    return text.replace(secret, REDACTED) if secret else text
+    """The runs' scrubber: the key, and the token inside a quoted "Bearer <key>", become [redacted]."""
+    return Scrubber.of([secret]).text(text) if secret else text
 
 
 def excerpt(text: str, limit: int = REPLY_EXCERPT_CHARS) -> str:
