@@ -36,6 +36,8 @@ async def test_export_import_and_fork(signed_in: Page, tmp_path: Path) -> None:
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
     await expect(page.get_by_test_id("tool-call").first).to_have_attribute("data-status", "done")
     original_url = page.url
+    # The saved transcript, not the live drawing it replaces when the run ends (live messages carry no role).
+    await expect(page.locator("#live [data-testid=message]")).to_have_count(0)
     original = await transcript(page)
     assert len(original) >= 2 and original[0].startswith("user: /call get_weather")
 
