@@ -285,6 +285,13 @@ def pages(big_id: int, filter_tool: str, counts: dict[str, int], q_common: str) 
             None,
             lambda body: _check(body.count('data-testid="wire-event"') == 500, "500 raw events"),
         ),
+        Page(
+            f"its round trip {ON_DEMAND_POSITION + 1} unfolded",
+            f"/c/{big_id}/round-trips/{ON_DEMAND_POSITION}/panes/",
+            None,
+            lambda body: _check('data-testid="pane-wire"' in body, "its whole panes"),
+        ),
+        Page("long conversation review", f"/c/{big_id}/review/", PAGE_TARGET_MS, _big_page_check),
     ]
 
 
@@ -296,8 +303,10 @@ def _check(ok: bool, what: str) -> str:
 
 def _big_page_check(body: str) -> str:
     inline = body.count('data-testid="wire-event"')
-    buttons = body.count('data-testid="load-wire-events"')
-    return _check(inline == 0 and buttons == 100, f"{inline} raw events inline, {buttons} load-on-demand buttons")
+    events = body.count('data-testid="load-wire-events"')
+    folded = body.count('data-testid="load-round-trip"')
+    ok = inline == 0 and events + folded == 100 and events >= 1
+    return _check(ok, f"{inline} raw events inline, {events} whole round trips, {folded} folded")
 
 
 def expected_counts(team_id: int, tool: str, q_common: str) -> dict[str, int]:
@@ -510,17 +519,17 @@ def big_page_parts(big_id: int) -> str:
     import json
 
     from playground.conversations.models import Conversation
-    from playground.conversations.present import page_round_trips
+    from playground.conversations.panes import PaneLinks, page_round_trips
 
-    views = page_round_trips(Conversation.objects.get(pk=big_id))
+    views = page_round_trips(Conversation.objects.get(pk=big_id), PaneLinks(big_id))
+    whole = [v for v in views if not v.get("folded")]
     parts = {
-        "internal request JSON": sum(len(v["request_json"]) for v in views),
-        "wire request body (pretty)": sum(len(json.dumps(v["row"].wire_request["body"], indent=2)) for v in views),
-        "copy-as-curl": sum(len(v["curl"]) for v in views),
-        "copy-as-Python": sum(len(v["python"]) for v in views),
-        "assistant message JSON": sum(len(v["result_json"]) for v in views),
+        "internal request JSON": sum(len(v["request_json"]) for v in whole),
+        "wire request body (pretty)": sum(len(json.dumps(v["row"].wire_request["body"], indent=2)) for v in whole),
+        "assistant message JSON": sum(len(v["result_json"]) for v in whole),
     }
-    return ", ".join(f"{name} {chars / 1e6:.1f} MB" for name, chars in parts.items())
+    sizes = ", ".join(f"{name} {chars / 1e6:.2f} MB" for name, chars in parts.items())
+    return f"{len(whole)} round trips whole and {len(views) - len(whole)} folded; {sizes}"
 
 
 # --- the report ---------------------------------------------------------------------------------------------------

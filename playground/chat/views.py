@@ -17,7 +17,9 @@ from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.replay import replay_points
 from playground.conversations.models import Conversation
-from playground.conversations.present import page_round_trips, transcript
+from playground.conversations.pane_views import round_trip_part
+from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
+from playground.conversations.present import transcript
 from playground.teams.access import get_current_team, membership_for
 from playground.tools.models import Tool
 
@@ -80,7 +82,7 @@ def new_chat(request: HttpRequest) -> HttpResponse:
 
 def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -> dict[str, Any]:
     saved = list(conversation.messages.order_by("position"))
-    round_trips = list(conversation.round_trips.order_by("position").defer("wire_events").prefetch_related("messages"))
+    round_trips = list(light_round_trips(conversation))
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
     return {
         "section": "playground",
@@ -92,7 +94,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "team_tools": list(Tool.objects.filter(team=conversation.team)),
         "transcript_messages": transcript(conversation, saved, {rt.pk: rt for rt in round_trips}),
         "message_count": len(saved),
-        "round_trips": page_round_trips(conversation),
+        "round_trips": page_round_trips(conversation, PaneLinks(conversation.pk)),
         "max_message_bytes": settings.CROSSWIRE_MAX_MESSAGE_BYTES,
         "replay_points": replay_points(conversation),
         "comparisons": [run.comparison for run in conversation.comparison_runs.select_related("comparison")],
@@ -141,7 +143,20 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
 def wire_events_partial(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The raw events of one round trip, asked for from its pane when there were too many to send with the page."""
     conversation, _ = _get_conversation_for_user(request, pk)
-    row = conversation.round_trips.filter(position=position).only("position", "wire_events").first()
-    if row is None:
-        raise Http404("No such round trip.")
-    return render(request, "chat/_wire_events.html", {"position": row.position, "events": row.wire_events})
+    return round_trip_part(request, conversation, position, "events", PaneLinks(pk), public=False)
+
+
+@require_GET
+@login_required
+def round_trip_partial(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """A folded round trip's whole panes, asked for when it is unfolded."""
+    conversation, _ = _get_conversation_for_user(request, pk)
+    return round_trip_part(request, conversation, position, "panes", PaneLinks(pk), public=False)
+
+
+@require_GET
+@login_required
+def round_trip_copy(request: HttpRequest, pk: int, position: int, kind: str) -> HttpResponse:
+    """A round trip's wire request as a curl command or a Python script, as plain text for the clipboard."""
+    conversation, _ = _get_conversation_for_user(request, pk)
+    return round_trip_part(request, conversation, position, kind, PaneLinks(pk), public=False)

@@ -6,10 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Func, IntegerField
-
 from playground.conversations.models import Conversation, Message, RoundTrip
-from playground.conversations.snippets import as_curl, as_python
 from playground.tools.schema import check_arguments
 
 
@@ -78,7 +75,7 @@ def transcript(
         rt = round_trips.get(message.round_trip_id) if message.round_trip_id else None
         view.round_trip = rt.position if rt else None
         # Checked against the definitions that round trip sent: a later turn may have changed the tools.
-        schemas = _schemas(rt.request) if rt else latest
+        schemas = _schemas(rt) if rt else latest
         for raw in data.get("tool_calls") or []:
             arguments = raw["function"]["arguments"]
             check = check_arguments(schemas.get(raw["function"]["name"]), arguments)
@@ -92,59 +89,7 @@ def transcript(
     return views
 
 
-def _schemas(request: dict[str, Any]) -> dict[str, Any]:
-    return {t["function"]["name"]: t["function"].get("parameters") for t in request.get("tools") or []}
-
-
-def round_trip_view(row: RoundTrip, *, event_count: int | None = None) -> dict[str, Any]:
-    """One round trip's panes. ``event_count`` given: the row was read without its raw events (page_round_trips),
-    which the page then loads on demand when there are many."""
-    wire = row.wire_request
-    count = len(row.wire_events) if event_count is None else event_count
-    return {
-        "event_count": count,
-        "events_deferred": event_count is not None and count > INLINE_EVENTS,
-        "row": row,
-        "request_json": json.dumps(row.request, indent=2, ensure_ascii=False),
-        "wire_json": json.dumps(wire, indent=2, ensure_ascii=False) if wire else "",
-        "curl": as_curl(wire, row.format) if wire else "",
-        "python": as_python(wire, row.format) if wire else "",
-        "result_json": json.dumps(_result_message(row), indent=2, ensure_ascii=False),
-        "usage": row.usage or {},
-    }
-
-
-# A round trip with more raw events than this shows them on demand: a long conversation opens without reading (or
-# sending) tens of thousands of events nobody asked to see yet.
-INLINE_EVENTS = 300
-
-
-class JSONArrayLength(Func):
-    """The length of a JSON array column, counted by the database (the array itself is never loaded)."""
-
-    function = "json_array_length"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        return self.as_sql(compiler, connection, function="jsonb_array_length", **extra)
-
-
-def page_round_trips(conversation: Conversation) -> list[dict[str, Any]]:
-    """Every round trip's panes for the conversation page; raw events only where they are few enough to inline."""
-    rows = list(
-        conversation.round_trips.order_by("position")
-        .defer("wire_events")
-        .annotate(event_count=JSONArrayLength("wire_events"))
-        .prefetch_related("messages")
-    )
-    few = [row.pk for row in rows if row.event_count <= INLINE_EVENTS]  # type: ignore[attr-defined]
-    events = dict(RoundTrip.objects.filter(pk__in=few).values_list("pk", "wire_events"))
-    for row in rows:
-        if row.pk in events:
-            row.wire_events = events[row.pk]
-    return [round_trip_view(row, event_count=row.event_count) for row in rows]  # type: ignore[attr-defined]
-
-
-def _result_message(row: RoundTrip) -> Any:
-    saved = [m.data for m in row.messages.all()]
-    return saved[0] if saved else None
+def _schemas(rt: RoundTrip) -> dict[str, Any]:
+    # light_round_trips reads only the tools of the request; a whole row has them in its request.
+    tools = rt.sent_tools if hasattr(rt, "sent_tools") else rt.request.get("tools")
+    return {t["function"]["name"]: t["function"].get("parameters") for t in tools or []}

@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from playground.conversations.present import CallView, MessageView, round_trip_view, transcript
+from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
+from playground.conversations.present import CallView, MessageView, transcript
 from playground.review.anchors import Anchor
 from playground.review.comments import CommentView, threads_by_anchor
 from playground.review.curation import verdicts_by_call
 from playground.review.models import Verdict
-from providers.client.capture import SECRET_HEADERS
 
 if TYPE_CHECKING:
-    from playground.conversations.models import Conversation, RoundTrip
+    from playground.conversations.models import Conversation
 
 
 @dataclass
@@ -69,21 +69,6 @@ class JumpCounts:
     unanswered: int
 
 
-def _public_row(row: RoundTrip) -> RoundTrip:
-    """For a share link, credential headers are left out altogether, not only their values (the row is not saved)."""
-    wire = row.wire_request
-    if wire and isinstance(wire.get("headers"), dict):
-        headers = {k: v for k, v in wire["headers"].items() if k.lower() not in SECRET_HEADERS}
-        row.wire_request = {**wire, "headers": headers}
-    return row
-
-
-def _panes(row: RoundTrip, public: bool) -> dict[str, Any]:
-    view = round_trip_view(_public_row(row) if public else row)
-    view["has_error"] = bool(row.error)
-    return view
-
-
 def _call(
     view: CallView, threads: dict[str, list[CommentView]], verdicts: dict[str, list[Verdict]], user: Any
 ) -> ReviewCall:
@@ -92,13 +77,19 @@ def _call(
     return ReviewCall(view, threads.get(Anchor(call_id=view.id).key, []), given, mine)
 
 
-def timeline(conversation: Conversation, *, user: Any = None, public: bool = False) -> dict[str, Any]:
+def timeline(conversation: Conversation, *, user: Any = None, share_token: str = "") -> dict[str, Any]:
+    """``share_token`` given: the page is a share link's, whose round trips leave credential headers out and fetch
+    what they did not send through the link."""
     messages = list(conversation.messages.order_by("position"))
-    round_trips = list(conversation.round_trips.order_by("position").prefetch_related("messages"))
+    round_trips = list(light_round_trips(conversation))
     views = transcript(conversation, messages, {rt.pk: rt for rt in round_trips})
     threads = threads_by_anchor(conversation)
     verdicts = verdicts_by_call(conversation)
-    panes = {rt.position: _panes(rt, public) for rt in round_trips}
+    links = PaneLinks(conversation.pk, share_token)
+    panes = {
+        view["row"].position: {**view, "has_error": bool(view["row"].error)}
+        for view in page_round_trips(conversation, links, public=bool(share_token))
+    }
     created = {m.position: m.created_at for m in messages}
 
     steps: list[tuple[datetime, int, Entry]] = []

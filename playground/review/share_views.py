@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from playground.conversations.pane_views import round_trip_part
+from playground.conversations.panes import PaneLinks
 from playground.review.access import SHARE_REFUSAL, Refused, Reviewer, reviewer_for
 from playground.review.models import Verdict
 from playground.review.present import timeline
@@ -72,13 +74,13 @@ def _private(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def _shared_page(request: HtmxHttpRequest, link: ShareLink) -> HttpResponse:
+def _shared_page(request: HtmxHttpRequest, link: ShareLink, token: str) -> HttpResponse:
     conversation = link.conversation
     context = {
         "conversation": conversation,
         "link": link,
         "readonly": True,
-        **timeline(conversation, public=True),
+        **timeline(conversation, share_token=token),
         "labels": list(conversation.labels.order_by("name")),
         "verdict_kinds": Verdict.Kind.choices,
     }
@@ -90,6 +92,17 @@ def shared(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The read-only review of a shared conversation; a revoked or expired link says so (410), an unknown one 404."""
     link, state = find_link(token)
     if link is not None and state is LinkState.ACTIVE:
-        return _private(_shared_page(request, link))
+        return _private(_shared_page(request, link, token))
     context = {"state": state.value, "link": link}
     return _private(render(request, "review/link_gone.html", context, status=GONE_STATUS[state]))
+
+
+@require_GET
+def shared_round_trip(request: HttpRequest, token: str, position: int, part: str) -> HttpResponse:
+    """What a shared page's round trip fetches on demand (its panes, raw events, snippets), while the link lives."""
+    link, state = find_link(token)
+    if link is None or state is not LinkState.ACTIVE:
+        status = GONE_STATUS.get(state, 404)
+        return _private(HttpResponse("This share link no longer works.", status=status, content_type="text/plain"))
+    links = PaneLinks(link.conversation_id, token)
+    return _private(round_trip_part(request, link.conversation, position, part, links, public=True))

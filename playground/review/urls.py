@@ -25,6 +25,11 @@ urlpatterns: list[URLPattern] = [
     path("c/<int:pk>/review/shares/", share_views.share_create, name="review-share-create"),
     path("c/<int:pk>/review/shares/<int:link_id>/revoke/", share_views.share_revoke, name="review-share-revoke"),
     path("s/<str:token>/", share_views.shared, name="shared"),
+    path(
+        "s/<str:token>/round-trips/<int:position>/<str:part>/",
+        share_views.shared_round_trip,
+        name="shared-round-trip",
+    ),
     path("review/inbox/", views.inbox, name="review-inbox"),
     path("review/inbox/seen/", views.inbox_seen, name="review-inbox-seen"),
 ]

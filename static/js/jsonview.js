@@ -93,9 +93,35 @@
     (root || document).querySelectorAll("pre[data-json]").forEach(function (pre) { render(pre); });
   }
 
+  // A snippet too big to send with every pane is fetched when asked for. The clipboard is given the pending fetch
+  // (ClipboardItem with a promise) so the click still counts as the user's gesture when the text arrives.
+  function copyFrom(url, button) {
+    var done = function () {
+      var old = button.textContent;
+      button.textContent = "copied";
+      setTimeout(function () { button.textContent = old; }, 1200);
+    };
+    var failed = function () { button.textContent = "copy failed"; };
+    if (navigator.clipboard && window.isSecureContext && window.ClipboardItem) {
+      var text = fetch(url, { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error(response.status);
+        return response.blob().then(function (blob) { return new Blob([blob], { type: "text/plain" }); });
+      });
+      navigator.clipboard.write([new ClipboardItem({ "text/plain": text })]).then(done, failed);
+      return;
+    }
+    // Plain http on another host has no async clipboard; a synchronous read keeps execCommand inside the click.
+    var request = new XMLHttpRequest();
+    request.open("GET", url, false);
+    request.send();
+    if (request.status === 200) copy(request.responseText, button); else failed();
+  }
+
   document.addEventListener("click", function (event) {
     var target = event.target.closest("[data-copy]");
     if (target) copy(target.getAttribute("data-copy"), target);
+    var lazy = event.target.closest("[data-copy-url]");
+    if (lazy) copyFrom(lazy.getAttribute("data-copy-url"), lazy);
   });
   document.addEventListener("DOMContentLoaded", function () { renderAll(); });
   document.addEventListener("htmx:afterSwap", function (event) { renderAll(event.target); });

@@ -90,7 +90,11 @@ def test_a_saved_chat_renders_its_cards_and_panes(client: Client, team: Team, al
     assert 'data-testid="translation-note"' in html and "reasoning dropped" in html
     assert 'data-testid="wire-event"' in html and "+12ms" in html
     assert "stop tool_calls → tool_calls" in html and "TTFB 12 ms" in html
-    assert "${OPENAI_API_KEY}" in html, "copy as curl names the key's variable, never a value"
+    copy_url = f"/c/{conversation.pk}/round-trips/0/copy/curl/"
+    assert f'data-copy-url="{copy_url}"' in html, "the snippet is fetched when asked for, not sent with every pane"
+    curl = client.get(copy_url)
+    assert curl["Content-Type"].startswith("text/plain")
+    assert "${OPENAI_API_KEY}" in curl.content.decode(), "copy as curl names the key's variable, never a value"
 
 
 def test_invalid_saved_arguments_point_at_the_field(client: Client, team: Team, alice: User) -> None:

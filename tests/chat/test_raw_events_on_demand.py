@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from playground.conversations.models import RoundTrip
-from playground.conversations.present import INLINE_EVENTS
+from playground.conversations.panes import INLINE_EVENTS, PaneLinks, page_round_trips
 from tests.chat.test_chat_views import saved_chat
 
 if TYPE_CHECKING:
@@ -45,11 +45,9 @@ def test_many_raw_events_stay_behind_a_button_and_few_are_inline(client: Client,
 
 
 def test_the_event_count_is_read_by_the_database_on_both_engines(client: Client, team: Team, alice: User) -> None:
-    from playground.conversations.present import page_round_trips
-
     conversation = saved_chat(team, alice)
     RoundTrip.objects.create(conversation=conversation, position=1, format="anthropic", wire_events=_many_events(7))
-    views = page_round_trips(conversation)
+    views = page_round_trips(conversation, PaneLinks(conversation.pk))
     assert [(v["event_count"], v["events_deferred"]) for v in views] == [(1, False), (7, False)]
 
 

@@ -386,6 +386,18 @@ CASES: list[Case] = [
         MEMBERS,
     ),
     Case(
+        "unfold a round trip's panes",
+        "chat-round-trip",
+        get(lambda w: f"{_conversation(w)}/round-trips/0/panes/"),
+        MEMBERS,
+    ),
+    Case(
+        "copy a round trip's request as curl",
+        "chat-round-trip-copy",
+        get(lambda w: f"{_conversation(w)}/round-trips/0/copy/curl/"),
+        MEMBERS,
+    ),
+    Case(
         "retry from here (plain form)",
         "chat-retry",
         post(lambda w: f"{_conversation(w)}/retry/"),

@@ -128,6 +128,7 @@ TABLE: list[tuple[str, Request, tuple[int, ...]]] = [
     ("create a share link", _post(lambda w, u: f"{w.base}/shares/", lambda w: {"expires": "7"}), EDITORS_ONLY),
     ("revoke a share link", _post(lambda w, u: f"{w.base}/shares/{w.link().pk}/revoke/"), EDITORS_ONLY),
     ("open a share link", _get(_shared), (OK, OK, OK, OK, OK)),
+    ("unfold a round trip through a share link", _get(lambda w, u: f"{_shared(w, u)}round-trips/0/panes/"), (OK,) * 5),
     ("open the For you inbox", _get(lambda w, u: "/review/inbox/"), (SIGN_IN, OK, OK, OK, OK)),
     ("mark every mention seen", _post(lambda w, u: "/review/inbox/seen/"), (SIGN_IN, 302, 302, 302, 302)),
 ]

@@ -1,0 +1,194 @@
+"""Round trip panes for a page: whole for the newest round trips, folded (fetched on demand) for the rest.
+
+Every round trip's request holds the whole history so far, so a long agent loop's requests grow with the square of
+its round trips (100 round trips: 25 MB of request JSON). The page therefore sends whole only the newest round trips
+that fit in ``PANE_BUDGET_CHARS`` (always at least the newest), and a folded head with its metrics, error and notes
+for the others; the database measures the sizes, so a folded round trip's request is never read. Raw events over
+``INLINE_EVENTS`` are fetched on demand even inside a whole pane, and the copy-as-curl/Python snippets always are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import BooleanField as BooleanOutput
+from django.db.models import ExpressionWrapper, Func, IntegerField, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
+from django.urls import reverse
+
+from playground.conversations.models import RoundTrip
+from providers.client.capture import SECRET_HEADERS
+
+if TYPE_CHECKING:
+    from playground.conversations.models import Conversation
+
+# A round trip with more raw events than this shows them on demand: a long conversation opens without reading (or
+# sending) tens of thousands of events nobody asked to see yet.
+INLINE_EVENTS = 300
+# The request JSON the page sends whole, newest round trips first: about 1 MB of HTML once pretty-printed twice.
+PANE_BUDGET_CHARS = 250_000
+SNIPPETS = ("curl", "python")
+
+
+class JSONArrayLength(Func):
+    """The length of a JSON array column, counted by the database (the array itself is never loaded)."""
+
+    function = "json_array_length"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, function="jsonb_array_length", **extra)
+
+
+class JSONTextLength(Func):
+    """The length of a JSON column's text, measured by the database (0 for NULL)."""
+
+    template = "COALESCE(LENGTH(%(expressions)s), 0)"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template="COALESCE(OCTET_LENGTH(%(expressions)s::text), 0)", **extra)
+
+
+@dataclass(frozen=True)
+class PaneLinks:
+    """Where a page's round trips fetch what they do not send with it: a conversation's own routes, or a share's."""
+
+    conversation_id: int
+    share_token: str = ""
+
+    def url(self, position: int, part: str) -> str:
+        if self.share_token:
+            return reverse("shared-round-trip", args=[self.share_token, position, part])
+        if part == "events":
+            return reverse("chat-wire-events", args=[self.conversation_id, position])
+        if part == "panes":
+            return reverse("chat-round-trip", args=[self.conversation_id, position])
+        return reverse("chat-round-trip-copy", args=[self.conversation_id, position, part])
+
+
+def light_round_trips(conversation: Conversation) -> QuerySet[RoundTrip]:
+    """The round trips without their big columns; ``sent_tools`` is the tools their request offered (the checks of
+    a call's arguments need only those)."""
+    return (
+        conversation.round_trips.order_by("position")
+        .defer("request", "wire_request", "wire_events")
+        .annotate(sent_tools=KeyTransform("tools", "request"))
+    )
+
+
+def public_row(row: RoundTrip) -> RoundTrip:
+    """For a share link, credential headers are left out altogether, not only their values (the row is not saved)."""
+    wire = row.wire_request
+    if wire and isinstance(wire.get("headers"), dict):
+        headers = {k: v for k, v in wire["headers"].items() if k.lower() not in SECRET_HEADERS}
+        row.wire_request = {**wire, "headers": headers}
+    return row
+
+
+def round_trip_view(row: RoundTrip, links: PaneLinks, *, event_count: int | None = None) -> dict[str, Any]:
+    """One round trip's whole panes. ``event_count`` given: the row was read without its raw events, which the page
+    then loads on demand when there are many."""
+    wire = row.wire_request
+    count = len(row.wire_events) if event_count is None else event_count
+    return {
+        **_head(row, links, count, has_wire=bool(wire)),
+        "events_deferred": event_count is not None and count > INLINE_EVENTS,
+        "request_json": json.dumps(row.request, indent=2, ensure_ascii=False),
+        "result_json": json.dumps(_result_message(row), indent=2, ensure_ascii=False),
+    }
+
+
+def _head(row: RoundTrip, links: PaneLinks, event_count: int, *, has_wire: bool) -> dict[str, Any]:
+    position = row.position
+    return {
+        "row": row,
+        "event_count": event_count,
+        "has_wire": has_wire,
+        "usage": row.usage or {},
+        "panes_url": links.url(position, "panes"),
+        "events_url": links.url(position, "events"),
+        "copy_urls": {kind: links.url(position, kind) for kind in SNIPPETS} if has_wire else {},
+    }
+
+
+def page_round_trips(conversation: Conversation, links: PaneLinks, *, public: bool = False) -> list[dict[str, Any]]:
+    """Every round trip of a page: the newest whole within the budget, the others folded."""
+    rows = list(
+        conversation.round_trips.order_by("position")
+        .defer("request", "wire_request", "wire_events")
+        .annotate(
+            event_count=JSONArrayLength("wire_events"),
+            size=JSONTextLength("request") + JSONTextLength("wire_request"),
+            has_wire=ExpressionWrapper(Q(wire_request__isnull=False), output_field=BooleanOutput()),
+        )
+        .prefetch_related("messages")
+    )
+    whole = _whole(rows)
+    _load(whole, public)
+    return [
+        round_trip_view(row, links, event_count=row.event_count)  # type: ignore[attr-defined]
+        if row.pk in whole
+        else {**_head(row, links, row.event_count, has_wire=row.has_wire), "folded": True}  # type: ignore[attr-defined]
+        for row in rows
+    ]
+
+
+def _whole(rows: list[RoundTrip]) -> dict[int, RoundTrip]:
+    """The newest round trips whose requests fit in the budget together, and the newest one in any case."""
+    chosen: dict[int, RoundTrip] = {}
+    spent = 0
+    for row in reversed(rows):
+        spent += row.size  # type: ignore[attr-defined]
+        if chosen and spent > PANE_BUDGET_CHARS:
+            break
+        chosen[row.pk] = row
+    return chosen
+
+
+def _load(whole: dict[int, RoundTrip], public: bool) -> None:
+    """Read the big columns of the round trips sent whole: requests, and raw events where they are few."""
+    few = {pk for pk, row in whole.items() if row.event_count <= INLINE_EVENTS}  # type: ignore[attr-defined]
+    for pk, request, wire_request in RoundTrip.objects.filter(pk__in=whole).values_list(
+        "pk", "request", "wire_request"
+    ):
+        whole[pk].request, whole[pk].wire_request = request, wire_request
+    for pk, events in RoundTrip.objects.filter(pk__in=few).values_list("pk", "wire_events"):
+        whole[pk].wire_events = events
+    if public:
+        for row in whole.values():
+            public_row(row)
+
+
+def one_round_trip(conversation: Conversation, position: int, links: PaneLinks, *, public: bool = False) -> Any:
+    """One round trip's whole panes, asked for by a folded one; None when there is no such round trip."""
+    row = (
+        conversation.round_trips.filter(position=position)
+        .defer("wire_events")
+        .annotate(event_count=JSONArrayLength("wire_events"))
+        .prefetch_related("messages")
+        .first()
+    )
+    if row is None:
+        return None
+    if row.event_count <= INLINE_EVENTS:  # type: ignore[attr-defined]
+        row.wire_events = RoundTrip.objects.values_list("wire_events", flat=True).get(pk=row.pk)
+    return round_trip_view(public_row(row) if public else row, links, event_count=row.event_count)  # type: ignore[attr-defined]
+
+
+def wire_request_of(conversation: Conversation, position: int) -> tuple[dict[str, Any], str]:
+    """A round trip's wire request and format, for its snippets; RoundTrip.DoesNotExist when it has none.
+
+    A share's snippets are built from it too: a snippet names the key's environment variable in the key header and
+    leaves every other redacted header out, so it holds no secret, and without the key header it would not run."""
+    row = conversation.round_trips.only("position", "format", "wire_request").get(position=position)
+    if not row.wire_request:
+        raise RoundTrip.DoesNotExist
+    return row.wire_request, row.format
+
+
+def _result_message(row: RoundTrip) -> Any:
+    saved = [m.data for m in row.messages.all()]
+    return saved[0] if saved else None
