@@ -13,6 +13,9 @@ Wire-format quirks handled (see docs/providers.md for the contract):
 * Ids must match ``^[a-zA-Z0-9_-]+$`` and be non-empty: empty ids are refused, others (Kimi ``functions.add:0``)
   are rewritten by a deterministic map applied to the call and its result.
 * No ``content: null``, no empty text blocks, no empty messages (dropped, with a note).
+* Images: ``image_url`` parts <-> ``image`` blocks (a base64 source for data URLs, a url source otherwise), in user
+  messages and inside ``tool_result`` content, which takes text and image blocks: a tool's image stays in its
+  result both ways (``content``).
 * Thinking: ``thinking`` blocks (with their ``signature``) and ``redacted_thinking`` are kept in the assistant
   message's ``provider_data.blocks`` and resent unchanged, first in the turn; their text is in
   ``provider_data.reasoning`` for display. Sent from another format they are dropped with a note.

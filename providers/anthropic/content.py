@@ -1,8 +1,12 @@
 """Content blocks of user, system and tool messages: internal OpenAI parts <-> Anthropic blocks.
 
 Text parts <-> ``text`` blocks; ``image_url`` parts (data URLs and http URLs) <-> ``image`` blocks with a base64 or
-url source. Blocks with no internal equivalent (``document``, ``search_result``...) do not appear in the internal
-content; they survive a same-format round trip through the kept original (see ``kept_content``).
+url source, in user messages and inside ``tool_result`` content alike (a tool result's content may be a list of
+text and image blocks, so a tool's image stays with its result, lossless but for ``detail``). Anthropic takes
+JPEG, PNG, GIF and WebP only: the common mislabel ``image/jpg`` is sent as ``image/jpeg``, any other type is sent
+as it is with a note (the API will refuse it). Blocks with no internal equivalent (``document``,
+``search_result``...) do not appear in the internal content; they survive a same-format round trip through the
+kept original (see ``kept_content``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from providers.types import Message, ProviderData
 
 DROPPED = "target format has no equivalent"
 _DATA_URL = re.compile(r"^data:(?P<media>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 def is_blank(text: Any) -> bool:
@@ -47,12 +52,21 @@ def _image_block(part: dict[str, Any], where: str, notes: list[str]) -> dict[str
         notes.append(f"{where}: image detail `{image['detail']}` dropped (Anthropic has no detail setting)")
     match = _DATA_URL.match(url or "")
     if match:
-        source = {"type": "base64", "media_type": match["media"], "data": match["data"]}
+        source = {"type": "base64", "media_type": _media_type(match["media"], where, notes), "data": match["data"]}
         return {"type": "image", "source": source}
     if url:
         return {"type": "image", "source": {"type": "url", "url": url}}
     notes.append(f"{where}: image part without a URL dropped")
     return None
+
+
+def _media_type(media: str, where: str, notes: list[str]) -> str:
+    if media.lower() == "image/jpg":
+        notes.append(f"{where}: image media type `{media}` sent as `image/jpeg` (the name Anthropic takes)")
+        return "image/jpeg"
+    if media not in IMAGE_TYPES:
+        notes.append(f"{where}: image media type `{media}` sent, but Anthropic takes only {', '.join(IMAGE_TYPES)}")
+    return media
 
 
 def content_to_blocks(content: Any, where: str, notes: list[str]) -> list[dict[str, Any]]:

@@ -11,6 +11,9 @@ Wire-format quirks handled (see docs/providers.md for the contract, and each mod
 * ``functionResponse.response`` must be an object: ``{"result": ...}``, ``{"error": ...}`` for a failed tool
   (``parts``). ``args`` is an object: the internal arguments string is parsed once at the edge; text that is not a
   JSON object travels as ``{"_raw_arguments": "<text>"}`` and comes back verbatim.
+* Images: a user message's ``image_url`` parts are ``inlineData`` (data URLs) or ``fileData`` parts; a tool
+  message's images cannot go in the JSON ``response``, so they follow the function responses as parts of the same
+  user content, with a note (``parts``, ``messages``).
 * ``thought: true`` parts and ``thoughtSignature`` must go back byte-exact, the signature on the very part it came
   with (Gemini 3 rejects a turn whose call lost it): thought parts are kept in ``provider_data.blocks``, a call's
   signature in the call's ``provider_data.fields``, and a turn whose parts the internal message cannot hold (a
@@ -30,11 +33,13 @@ Wire-format quirks handled (see docs/providers.md for the contract, and each mod
 Lossy on purpose (internal -> gemini -> internal): developer role (comes back as system) and the position of a
 mid-conversation system message; argument text formatting (comes back compact); an empty assistant text (comes
 back null); assistant content parts (one text); a user content of a single text part (comes back a string); image
-``detail``; content parts with no Gemini equivalent; ``name`` on messages; ``is_error: false`` (comes back absent);
-``strict`` and ``parallel_tool_calls`` (no Gemini equivalent); an object schema without properties (left out) and
-every schema change ``schema`` notes; ``reasoning.effort`` beside a budget; ``stream`` (the endpoint says it); call
-ids the model did not give: Gemini endpoints reject an ``id`` the model did not mint (Vertex: "Unknown name "id" at
-function_response"), so another format's ids are not sent and come back synthetic.
+``detail``; a tool result's images (come back as a user message after the tool messages, and an image-only result
+as the text ``[image attached after the function responses]``); content parts with no Gemini equivalent; ``name``
+on messages; ``is_error: false`` (comes back absent); ``strict`` and ``parallel_tool_calls`` (no Gemini
+equivalent); an object schema without properties (left out) and every schema change ``schema`` notes;
+``reasoning.effort`` beside a budget; ``stream`` (the endpoint says it); call ids the model did not give: Gemini
+endpoints reject an ``id`` the model did not mint (Vertex: "Unknown name "id" at function_response"), so another
+format's ids are not sent and come back synthetic.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ it: by ``id`` when both have one, else by name, in order. Whatever has no intern
 ``encode_request(import_request(body))`` sends the same request.
 
 Lossy on purpose: a content without ``role`` comes back with ``role: "user"``, legacy ``role: "function"`` as
-``user``; text and function responses in one content come back as two contents (responses, then the text); an empty
-``generationConfig`` is not sent back.
+``user``; text and function responses in one content come back as two contents (responses, then the text), and so
+do images sent beside function responses (the wire does not say which result an image belonged to, so they become
+a user message after the tool messages); an empty ``generationConfig`` is not sent back.
 """
 
 from __future__ import annotations

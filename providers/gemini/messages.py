@@ -4,7 +4,7 @@
   one in mid-conversation is noted, Gemini has neither);
 * user -> ``role: "user"``, assistant -> ``role: "model"`` (``assistant``), and every run of consecutive tool
   messages -> ONE ``role: "user"`` content of ``functionResponse`` parts (Gemini wants all the responses to a turn
-  together);
+  together), followed by the images of those tool messages as parts of the same content (``parts.tool_images``);
 * Gemini (<= 2.5) has no call ids: a response carries the function's ``name`` (and the call's ``id`` only if the
   model gave one), and is paired by name and position. So within a run, responses to calls of the same name without
   an id are put in the order of their calls (noted when that moves them). A response for an unknown call cannot be
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.gemini.assistant import has_signature, model_parts, wire_call_id
-from providers.gemini.parts import function_response_part, user_parts
+from providers.gemini.parts import function_response_part, tool_images, user_parts
 from providers.gemini.wire import kept_fields, same_format
 from providers.translation import TranslationError
 from providers.types import Message
@@ -48,6 +48,7 @@ class ContentEncoder:
     answered: set[str] = field(default_factory=set)
     results: dict[str, Any] | None = None  # the user content of function responses being built
     result_calls: list[CallRef] = field(default_factory=list)  # the calls its parts answer, in part order
+    result_images: list[dict[str, Any]] = field(default_factory=list)  # the tool messages' images, sent after
     last_turn: Message | None = None  # the latest assistant message with calls
     current: bool = False  # no user text since ``last_turn``: it is the turn being answered
 
@@ -144,6 +145,7 @@ class ContentEncoder:
             self.out.append(self.results)
         self.results["parts"].append(function_response_part(message, ref.name, ref.wire_id, where, self.notes))
         self.result_calls.append(ref)
+        self.result_images.extend(tool_images(message, where, self.notes))
 
     # --- bookkeeping ---------------------------------------------------------------------------------------------
 
@@ -165,7 +167,9 @@ class ContentEncoder:
                 reordered[slot] = parts[source]
         if len(parts) > 1:
             self.notes.append(f"{len(parts)} tool results sent as one user content of function responses")
-        self.results["parts"], self.results, self.result_calls = reordered, None, []
+        # Images after every response: the responses stay together, in the positions Gemini pairs them by.
+        self.results["parts"] = [*reordered, *self.result_images]
+        self.results, self.result_calls, self.result_images = None, [], []
 
     def _close_turn(self, *, at_end: bool) -> None:
         if at_end and self.out and self.out[-1]["role"] == "model":

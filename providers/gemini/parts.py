@@ -7,6 +7,10 @@
   it), ``id`` only when the call had one, and ``response`` an object: ``{"result": <content>}``, or
   ``{"error": <content>}`` for a failed tool (``is_error``). Importing reads those two shapes back; any other
   ``response`` object becomes its JSON text, and is resent as it came while that text is unedited.
+* ``response`` is JSON, so a tool message's images cannot go in it: its text goes there (``IMAGE_PLACEHOLDER`` when
+  it has none) and its images become ``inlineData``/``fileData`` parts of the same user content, after all the
+  function responses (``tool_images``, placed by ``messages``), with a note. Importing reads such parts as a user
+  message after the tool messages: which result an image belonged to is not on the wire.
 * Parts with no internal equivalent (audio, PDFs, ``videoMetadata``...) are kept whole in ``provider_data.fields``
   and resent while the internal content still reads the same (the edited message wins).
 """
@@ -17,10 +21,11 @@ import mimetypes
 import re
 from typing import Any
 
-from providers.gemini.wire import NAME, compact, kept_fields, note_foreign
+from providers.gemini.wire import NAME, compact, kept_fields, note_foreign, plural
 from providers.types import Message
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
+IMAGE_PLACEHOLDER = "[image attached after the function responses]"
 _RESPONSE_KEYS = frozenset({"name", "id", "response"})
 
 
@@ -93,6 +98,23 @@ def function_response_part(
     return {"functionResponse": body, **fields}
 
 
+def tool_images(message: Message, where: str, notes: list[str]) -> list[dict[str, Any]]:
+    """The images of a tool message as parts, to send after the function responses of its user content."""
+    content = message.get("content")
+    images = [item for item in content if _is_image(item)] if isinstance(content, list) else []
+    parts = [part for part in (_image(item, where, notes) for item in images) if part is not None]
+    if parts:
+        notes.append(
+            f"{where}: {plural(len(parts), 'image')} sent after the function responses, in the same user content "
+            "(a Gemini functionResponse holds JSON only)"
+        )
+    return parts
+
+
+def _is_image(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == "image_url"
+
+
 def _response(message: Message, kept: Any, where: str, notes: list[str]) -> dict[str, Any]:
     """``{"result": text}`` / ``{"error": text}``, or the object kept at import while its text is unedited."""
     text = _text(message.get("content"), where, notes)
@@ -106,9 +128,11 @@ def _response(message: Message, kept: Any, where: str, notes: list[str]) -> dict
 def _text(content: Any, where: str, notes: list[str]) -> str:
     if isinstance(content, list):
         texts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
-        if len(texts) < len(content):
+        images = sum(1 for part in content if _is_image(part))  # sent beside the response (``tool_images``)
+        if len(texts) + images < len(content):
             notes.append(f"{where}: non-text parts of a tool result dropped (the response is text)")
-        return "".join(text for text in texts if isinstance(text, str))
+        text = "".join(text for text in texts if isinstance(text, str))
+        return IMAGE_PLACEHOLDER if images and not text else text
     return content if isinstance(content, str) else ""
 
 

@@ -3,8 +3,9 @@ llama.cpp, DeepSeek, Mistral, Groq, OpenRouter, xAI, Z.ai, the Gemini and Anthro
 
 The internal format is OpenAI Chat, so this codec is near pass-through: it strips Crosswire's extensions on the
 way out and absorbs the compat servers' quirks on the way in. Each module's docstring lists the quirks it handles:
-``request``/``messages`` (requests), ``response`` (whole responses), ``stream_decode``/``stream_encode``
-(streams), ``errors`` (HTTP and in-stream errors).
+``request``/``messages``/``images`` (requests; a tool message's images move to a user message after its run of
+tool messages, since OpenAI takes images in user messages only), ``response`` (whole responses),
+``stream_decode``/``stream_encode`` (streams), ``errors`` (HTTP and in-stream errors).
 """
 
 from __future__ import annotations

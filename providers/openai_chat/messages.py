@@ -16,6 +16,8 @@ What changes on the way out:
   provider_data of another format is dropped, with a note.
 * ``arguments``: ``""``/``null``/absent -> ``"{}"``; JSON objects some clients send -> their JSON text; text that
   is not JSON is kept verbatim and noted.
+* A tool message holds text only: its ``image_url`` parts go to a user message inserted right after its run of
+  tool messages, with a note (``images``). User messages carry ``image_url`` parts as they are.
 
 Importing keeps every unknown message or call field in ``provider_data.fields`` (format ``openai-chat``), and the
 reasoning text also in ``provider_data.reasoning`` for display, as the stream decoder does.
@@ -26,11 +28,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from providers.openai_chat.images import ToolImages
 from providers.openai_chat.wire import CALL_KEYS, DEFAULT_REASONING_KEY, NAME, REASONING_KEYS, arguments_text
 from providers.types import Message, ProviderData, ToolCall
 
 MESSAGE_KEYS: frozenset[str] = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 _INTERNAL_ONLY: frozenset[str] = frozenset({"provider_data", "is_error"})
+
+
+def encode_messages(
+    messages: list[Message], notes: list[str], *, tool_call_content: str | None = None
+) -> list[dict[str, Any]]:
+    """Every message in order, plus a user message after each run of tool messages that held images."""
+    images = ToolImages(notes)
+    wire: list[dict[str, Any]] = []
+    for position, message in enumerate(messages):
+        if message.get("role") == "tool":
+            message = images.take(message, position)
+        else:
+            wire.extend(images.release())
+        wire.append(encode_message(message, position, notes, tool_call_content=tool_call_content))
+    wire.extend(images.release())
+    return wire
 
 
 def encode_message(

@@ -7,6 +7,8 @@ Near pass-through: the internal request is an OpenAI Chat request plus a few ext
   providers' ids, e.g. Vertex ones, can be that long).
 * Every tool message must directly follow (after other tool messages only) the assistant message holding a call
   with its ``tool_call_id``; anything else is rejected, as OpenAI would. A call left without a result is noted.
+  Images of tool messages travel in a user message after the run of tool messages (see ``images``), so the body
+  can hold one message more per run than the request.
 * ``max_tokens`` stays ``max_tokens``; on import ``max_completion_tokens`` becomes ``max_tokens`` when there is
   no ``max_tokens``. ``reasoning`` has no OpenAI Chat equivalent and is noted.
 * ``stream: true`` adds ``stream_options: {include_usage: true}`` (usage only arrives with it); on import that
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.openai_chat.messages import encode_message, import_message
+from providers.openai_chat.messages import encode_messages, import_message
 from providers.openai_chat.wire import NAME
 from providers.translation import Translation, TranslationError
 from providers.types import ChatRequest
@@ -34,10 +36,7 @@ def encode_request(request: ChatRequest, *, tool_call_content: str | None = None
     if not isinstance(request, dict):
         raise TranslationError("a request must be a JSON object")
     notes = check_messages(request.get("messages"))
-    messages = [
-        encode_message(message, position, notes, tool_call_content=tool_call_content)
-        for position, message in enumerate(request["messages"])
-    ]
+    messages = encode_messages(request["messages"], notes, tool_call_content=tool_call_content)
     body: dict[str, Any] = {"model": request["model"]} if "model" in request else {}
     body["messages"] = messages
     body.update({key: request[key] for key in _SETTINGS if key in request})  # type: ignore[literal-required]

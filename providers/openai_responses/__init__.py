@@ -6,6 +6,9 @@ Wire-format quirks handled (see docs/providers.md for the contract, and each mod
 * No messages list: ``instructions`` (the first system message) plus ``input`` items. A conversation's assistant
   turn is a *run* of items (``reasoning``, an assistant ``message``, ``function_call``s...), a tool result is a
   ``function_call_output`` item (``assistant``, ``messages``).
+* Images: ``image_url`` parts are ``input_image`` parts (``detail`` required: ``auto`` when none), in user
+  messages and in a ``function_call_output``'s ``output``, which may be a list of ``input_text``/``input_image``
+  parts: a tool's image stays in its result both ways (``messages``).
 * Two ids per call: ``call_id`` (``call_...``, what the output pairs on) is the internal tool call id; the item
   ``id`` (``fc_...``) is kept in the call's ``provider_data.fields`` and sent back, so a round trip loses neither.
 * Reasoning items carry ``encrypted_content`` (with ``store: false`` and ``include:

@@ -1,10 +1,16 @@
-"""Reading an internal conversation the way the scripted model needs it: the current turn and the tool choice."""
+"""Reading an internal conversation the way the scripted model needs it: the current turn and the tool choice.
+
+The turn starts at the last user message that is not an image carrier: a user message right after a tool message
+that holds images and no text is how OpenAI Chat and Gemini carry a tool result's images (a tool message there
+holds text only), so its images count as the results' and the turn goes on.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from providers.simulator.images import Image, images_of
 from providers.simulator.matching import tool_name
 from providers.types import ChatRequest, Message, ToolSpec
 
@@ -25,6 +31,8 @@ class Turn:
     made: tuple[tuple[str, str], ...]  # (name, arguments) of the assistant calls after the user message
     results: tuple[ToolResult, ...]
     message_count: int
+    user_images: tuple[Image, ...] = ()  # images of the user message
+    result_images: tuple[Image, ...] = ()  # images of the tool results (and of the user messages carrying them)
 
 
 @dataclass(frozen=True)
@@ -44,22 +52,41 @@ def text_of(content: Any) -> str:
 
 
 def read_turn(messages: list[Message]) -> Turn:
-    start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    user_text = text_of(messages[start].get("content")) if start >= 0 else ""
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user" and not _carrier(messages, i)]
+    start = users[-1] if users else -1
+    user_content = messages[start].get("content") if start >= 0 else None
     calls: dict[str, tuple[str, str]] = {}
     made: list[tuple[str, str]] = []
     results: list[ToolResult] = []
+    result_images: list[Image] = []
     for message in messages[start + 1 :]:
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             entry = (str(function.get("name", "")), str(function.get("arguments", "")))
             calls[call.get("id", "")] = entry
             made.append(entry)
+        if message.get("role") in ("tool", "user"):
+            result_images.extend(images_of(message.get("content")))  # a user message here is a carrier
         if message.get("role") == "tool":
             name, arguments = calls.get(message.get("tool_call_id", ""), ("a tool", ""))
             content = text_of(message.get("content"))
             results.append(ToolResult(name, arguments, content, bool(message.get("is_error"))))
-    return Turn(user_text, tuple(made), tuple(results), len(messages))
+    return Turn(
+        text_of(user_content),
+        tuple(made),
+        tuple(results),
+        len(messages),
+        user_images=images_of(user_content),
+        result_images=tuple(result_images),
+    )
+
+
+def _carrier(messages: list[Message], position: int) -> bool:
+    """A user message of images only, right after a tool message: it carries that run's images."""
+    content = messages[position].get("content")
+    if position == 0 or messages[position - 1].get("role") != "tool" or not images_of(content):
+        return False
+    return not text_of(content).strip()
 
 
 def read_choice(request: ChatRequest, tools: list[ToolSpec]) -> Choice:

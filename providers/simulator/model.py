@@ -10,7 +10,7 @@ Deterministic: the same request and seed give the same reply. How it decides, in
    parallel calls are disabled. The plan's arguments are seeded by the user message, so they stay put across the
    turns of one tool loop.
 4. Nothing left to call: after tool results, a text answer quoting them; otherwise the ``/text`` reply or a short
-   reply naming the tools on offer.
+   reply naming the tools on offer. Either says how many images (and of what type and size) it was sent, if any.
 5. Reasoning comes first when the request enables it or the message says ``/think``.
 """
 

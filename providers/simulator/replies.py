@@ -1,9 +1,14 @@
-"""The words of the scripted model: its text replies and its reasoning, built from the turn it is answering."""
+"""The words of the scripted model: its text replies and its reasoning, built from the turn it is answering.
+
+Images it was sent are acknowledged by count, media type and size ("I see 1 image (image/png, 68 bytes).") after
+the results it quotes, or after the echo of the user's words; a conversation without images reads as it always did.
+"""
 
 from __future__ import annotations
 
 from providers.simulator.conversation import Choice, ToolResult, Turn, tool_names
 from providers.simulator.directives import Directives
+from providers.simulator.images import Image, seen
 from providers.types import ToolSpec
 
 _QUOTE_LIMIT = 400  # long tool results are quoted in part: the reply shows it read them, not a dump
@@ -16,10 +21,16 @@ def reply_text(
         # A /text line beside /call lines is the preamble of the first reply of the turn only.
         return directives.text if not turn.made else None
     if turn.results:
-        return summarise_results(turn.results)
+        return _with_images(summarise_results(turn.results), turn.result_images)
     if directives.text is not None:
         return directives.text
-    return _introduction(model, directives, tools, choice)
+    return _introduction(model, directives, tools, choice, turn.user_images)
+
+
+def _with_images(text: str, images: tuple[Image, ...]) -> str:
+    if not images:
+        return text
+    return f"{text}\n{seen(images)}" if "\n" in text else f"{text} {seen(images)}"
 
 
 def summarise_results(results: tuple[ToolResult, ...]) -> str:
@@ -38,9 +49,12 @@ def _result_line(result: ToolResult) -> str:
     return f"{result.name}({arguments}) {verb} “{content}”"
 
 
-def _introduction(model: str, directives: Directives, tools: list[ToolSpec], choice: Choice) -> str:
+def _introduction(
+    model: str, directives: Directives, tools: list[ToolSpec], choice: Choice, images: tuple[Image, ...]
+) -> str:
     said = directives.prose.strip()
     echo = f"You said: “{_clip(said)}”. " if said else ""
+    echo += f"{seen(images)} " if images else ""
     names = tool_names(tools)
     if not names:
         return (

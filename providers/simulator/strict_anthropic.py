@@ -7,6 +7,8 @@ first failure wins:
   gets the API's pointer to the top-level ``system`` parameter).
 * Tool names match ``^[a-zA-Z0-9_-]{1,128}$``; ``tool_use``/``tool_result`` ids match ``^[a-zA-Z0-9_-]+$``.
 * No empty message content, no empty (or whitespace-only) text block.
+* ``image`` blocks, in a message or inside a ``tool_result``'s content (text and image blocks, how a tool returns
+  an image), have a base64 source of a JPEG/PNG/GIF/WebP media type whose data decodes, or a url source.
 * Every ``tool_use`` is answered by a ``tool_result`` in the very next (user) message, and the results come first
   in it; a ``tool_result`` answers a ``tool_use`` of the message right before.
 * Thinking blocks carry the signature the simulator gave them (an HMAC of the thinking text), unchanged.
@@ -22,12 +24,16 @@ import hmac
 import re
 from typing import Any
 
+from providers.simulator.images import decoded_size
 from providers.simulator.rejection import Rejection, rejected
 
 _SIGNING_KEY = b"crosswire-simulator-thinking-v1"  # fixed: signatures must verify across restarts
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 _CHOICES = ("auto", "any", "tool", "none")
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_SOURCES = ("base64", "file", "url")
+_RESULT_BLOCKS = ("document", "image", "search_result", "text")  # what a tool_result's content list may hold
 _DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
@@ -111,19 +117,67 @@ def _content(messages: list[Any]) -> Rejection | None:
         if not isinstance(content, (str, list)):
             return rejected(f"messages.{i}.content: Input should be a valid list")
         for j, block in enumerate(content if isinstance(content, list) else []):
-            shape = _block_shape(block, f"messages.{i}.content.{j}")
-            if shape is not None:
-                return shape
-            if block.get("type") == "text":
-                text = block.get("text")
-                if text == "":
-                    return rejected("messages: text content blocks must be non-empty")
-                if isinstance(text, str) and not text.strip():
-                    return rejected("messages: text content blocks must contain non-whitespace text")
-            found = _bad_id(block, f"messages.{i}.content.{j}")
+            where = f"messages.{i}.content.{j}"
+            found = _block(block, where) or _bad_id(block, where) or _result_content(block, where)
             if found:
                 return found
     return None
+
+
+def _block(block: Any, where: str) -> Rejection | None:
+    """One block's shape, its text non-empty, its image readable."""
+    shape = _block_shape(block, where)
+    if shape is not None:
+        return shape
+    if block.get("type") == "text":
+        text = block.get("text")
+        if text == "":
+            return rejected("messages: text content blocks must be non-empty")
+        if isinstance(text, str) and not text.strip():
+            return rejected("messages: text content blocks must contain non-whitespace text")
+    if block.get("type") == "image":
+        return _image(block, where)
+    return None
+
+
+def _result_content(block: dict[str, Any], where: str) -> Rejection | None:
+    """A tool_result's content list: text and image blocks (documents, search results), each checked as above."""
+    content = block.get("content") if block.get("type") == "tool_result" else None
+    for k, inner in enumerate(content if isinstance(content, list) else []):
+        at = f"{where}.tool_result.content.{k}"
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if isinstance(kind, str) and kind not in _RESULT_BLOCKS:
+            return rejected(f"{at}: {_tag_mismatch(kind, _RESULT_BLOCKS)}")
+        found = _block(inner, at)
+        if found is not None:
+            return found
+    return None
+
+
+def _image(block: dict[str, Any], where: str) -> Rejection | None:
+    """The source of an image block (the data itself is never quoted back: it can be megabytes)."""
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return rejected(f"{where}.image.source: Field required")
+    kind = source.get("type")
+    if kind not in _SOURCES:
+        return rejected(f"{where}.image.source: {_tag_mismatch(kind, _SOURCES)}")
+    at = f"{where}.image.source.{kind}"
+    if kind == "base64":
+        if source.get("media_type") not in _IMAGE_TYPES:
+            return rejected(f"{at}.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
+        if not isinstance(source.get("data"), str):
+            return rejected(f"{at}.data: Field required")
+        if decoded_size(source["data"]) is None:
+            return rejected(f"{at}.data: The image data is not valid base64")
+    if kind == "url" and not isinstance(source.get("url"), str):
+        return rejected(f"{at}.url: Field required")
+    return None
+
+
+def _tag_mismatch(tag: Any, expected: tuple[str, ...]) -> str:
+    listed = ", ".join(f"'{name}'" for name in expected)
+    return f"Input tag '{tag}' found using 'type' does not match any of the expected tags: {listed}"
 
 
 _BLOCK_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {

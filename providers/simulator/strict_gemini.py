@@ -9,7 +9,9 @@ wins:
   ``messages`` or ``{"type": "text"}`` part, a stray ``stream`` field: Unknown name).
 * ``contents`` is given and not empty; each content has a role ``user`` or ``model`` (or none) and parts; each
   part holds exactly one kind of data (text, inline data, a call, a response...).
-* A ``functionCall`` and a ``functionResponse`` have a name; ``args`` and ``response`` are objects.
+* A ``functionCall`` and a ``functionResponse`` have a name; ``args`` and ``response`` are objects. An
+  ``inlineData`` blob has a ``mimeType`` and base64 ``data`` that decodes (a tool's image travels as such a part
+  after the function responses of its user content, which pairing allows: it counts the responses only).
 * Tools: function names Gemini accepts; ``parameters`` in the OpenAPI subset (no ``additionalProperties``...), an
   object schema with properties; ``toolConfig`` modes are Gemini's; ``thinkingConfig`` takes a budget or a level.
 * Pairing, as Gemini checks a function-calling history: a content of function responses comes right after the model
@@ -27,6 +29,7 @@ from typing import Any
 
 from providers.gemini.schema import SUPPORTED
 from providers.simulator.gemini_signatures import check_signatures
+from providers.simulator.images import decoded_size
 from providers.simulator.rejection import Rejection
 
 _TOP = ("model", "contents", "tools", "toolConfig", "safetySettings", "systemInstruction", "generationConfig")
@@ -34,6 +37,7 @@ _TOP_KEYS = (*_TOP, "cachedContent")
 _CONTENT_KEYS = ("role", "parts")
 _DATA = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult")
 _PART_KEYS = (*_DATA, "thought", "thoughtSignature", "videoMetadata", "partMetadata", "mediaResolution")
+_BLOB_KEYS = ("mimeType", "data", "displayName")
 _CALL_KEYS = ("name", "args", "id", "partialArgs", "willContinue")
 _RESPONSE_KEYS = ("name", "response", "id", "parts", "willContinue", "scheduling")
 _TOOL_KEYS = (
@@ -120,11 +124,28 @@ def _data(part: dict[str, Any], at: str) -> Rejection | None:
         )
     if "text" in part and not isinstance(part["text"], str):
         return _invalid(f"{at}.text", None, part["text"], "TYPE_STRING")
-    call, response = _get(part, "functionCall"), _get(part, "functionResponse")
+    call, response, blob = _get(part, "functionCall"), _get(part, "functionResponse"), _get(part, "inlineData")
     if call is not None:
         return _call(call, f"{at}.function_call")
     if response is not None:
         return _response(response, f"{at}.function_response")
+    if blob is not None:
+        return _blob(blob, f"{at}.inline_data")
+    return None
+
+
+def _blob(blob: Any, at: str) -> Rejection | None:
+    """Inline data; Google quotes a bad value back, this one does not (base64 can be megabytes)."""
+    if not isinstance(blob, dict):
+        return Rejection(f"Invalid value at '{at}' ({_PROTO}Blob)", param=at)
+    found = _unknown(blob, _BLOB_KEYS, at)
+    if found is not None:
+        return found
+    mime = _get(blob, "mimeType")
+    if not isinstance(mime, str) or not mime:
+        return _field(f"{at}.mime_type", "mime_type must be set.")
+    if decoded_size(blob.get("data")) is None:
+        return Rejection(f"Invalid value at '{at}.data' (TYPE_BYTES), Base64 decoding failed", param=f"{at}.data")
     return None
 
 

@@ -8,6 +8,8 @@ Messages and params are the real API's (``messages.[2].role`` style params inclu
   ``parallel_tool_calls`` need ``tools``; a named ``tool_choice`` names a declared tool; ``stream_options`` needs
   ``stream``.
 * ``content: null`` (or no content) only on an assistant message that has ``tool_calls``.
+* Images (``image_url`` parts) only in user messages (a tool result's image goes in a user message after the tool
+  messages); an image URL is http(s) or a base64 image data URL that decodes.
 * Tool call ids have at most 40 characters.
 * A ``tool`` message answers a call of the assistant message right before it (other tool messages aside), and
   every call is answered before the next non-tool message.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from providers.simulator.images import is_image_url
 from providers.simulator.rejection import Rejection, rejected
 
 _ROLES = ("system", "assistant", "user", "function", "tool", "developer")
@@ -36,6 +39,7 @@ def validate(body: dict[str, Any], *, wants_reasoning_back: bool = False) -> Rej
         or _tools(body)
         or _options(body)
         or _roles_and_content(messages)
+        or _images(messages)
         or _call_ids(messages)
         or _tool_pairing(messages)
         or (_reasoning_echo(messages) if wants_reasoning_back else None)
@@ -165,6 +169,37 @@ def _message_shape(message: dict[str, Any], i: int) -> Rejection | None:
             if not isinstance(function.get(key), str):
                 return _missing(f"{where}.function.{key}")
     return None
+
+
+def _images(messages: list[Any]) -> Rejection | None:
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        for j, part in enumerate(content if isinstance(content, list) else []):
+            if part.get("type") != "image_url":
+                continue
+            if message["role"] != "user":
+                return rejected(
+                    f"Invalid 'messages[{i}]'. Image URLs are only allowed for messages with role 'user', but this "
+                    f"message with role '{message['role']}' contains an image URL.",
+                    param=f"messages.[{i}].content",
+                )
+            image = part.get("image_url")
+            where = f"messages[{i}].content[{j}].image_url.url"
+            if not isinstance(image, dict) or not isinstance(image.get("url"), str):
+                return _missing(where)
+            if not is_image_url(image["url"]):
+                return bad_image_url(where)
+    return None
+
+
+def bad_image_url(where: str) -> Rejection:
+    """OpenAI's words for an image URL it cannot use (the value itself is not repeated: it can be megabytes)."""
+    return rejected(
+        f"Invalid '{where}'. Expected a base64-encoded data URL with an image MIME type (e.g. "
+        "'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got a value with an invalid format.",
+        param=where,
+        code="invalid_value",
+    )
 
 
 def _objects(value: Any) -> bool:

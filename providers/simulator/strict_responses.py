@@ -8,7 +8,9 @@ Messages, params and codes are the real API's (``input[2].call_id`` style params
   ``^[a-zA-Z0-9_-]+$`` with at most 64 characters. ``strict`` is on unless the tool says ``false``, and a strict
   schema needs ``additionalProperties: false`` and every property ``required``, at every object level.
 * ``tool_choice`` is auto/none/required, or names a declared function; ``max_output_tokens`` is at least 16.
-* Input items have a known type (a message by its role), their required fields, and message parts of known types.
+* Input items have a known type (a message by its role), their required fields, and message parts of known types;
+  a ``function_call_output``'s ``output`` is a string or a list of ``input_text``/``input_image``/``input_file``
+  parts (how a tool returns an image); an ``input_image`` has an http(s) or base64 image data URL (or a file id).
 * Every ``function_call_output`` answers a ``function_call`` before it (on ``call_id``), and every
   ``function_call`` has its output.
 * Reasoning items follow ``responses_reasoning``: followed by their item, encrypted content unchanged, stored.
@@ -19,8 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from providers.simulator.images import is_image_url
 from providers.simulator.rejection import Rejection, rejected
 from providers.simulator.responses_reasoning import check_reasoning
+from providers.simulator.strict_openai import bad_image_url
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _MAX_NAME = 64
@@ -36,6 +40,7 @@ _PART_TYPES = (
     "computer_screenshot",
     "summary_text",
 )
+_OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
 _REQUIRED_FIELDS: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
     "function_call": (("call_id", (str,)), ("name", (str,)), ("arguments", (str,))),
     "function_call_output": (("call_id", (str,)), ("output", (str, list))),
@@ -240,6 +245,8 @@ def _items(items: list[Any]) -> Rejection | None:
         if kind not in _ITEM_TYPES:
             return _invalid_value(f"{where}.type", kind, _ITEM_TYPES)
         found = _message(item, where) if kind == "message" else _fields(item, where, kind)
+        if found is None and kind == "function_call_output" and isinstance(item["output"], list):
+            found = _parts(item["output"], f"{where}.output", _OUTPUT_PART_TYPES)
         if found is not None:
             return found
     return None
@@ -255,12 +262,29 @@ def _message(item: dict[str, Any], where: str) -> Rejection | None:
         return None
     if not isinstance(content, list):
         return _invalid_type(f"{where}.content", "one of a string or array of input content parts", content)
-    for j, part in enumerate(content):
-        at = f"{where}.content[{j}]"
+    return _parts(content, f"{where}.content", _PART_TYPES)
+
+
+def _parts(parts: list[Any], where: str, types: tuple[str, ...]) -> Rejection | None:
+    for j, part in enumerate(parts):
+        at = f"{where}[{j}]"
         if not isinstance(part, dict):
             return _invalid_type(at, "an object", part)
-        if part.get("type") not in _PART_TYPES:
-            return _invalid_value(f"{at}.type", part.get("type"), _PART_TYPES)
+        if part.get("type") not in types:
+            return _invalid_value(f"{at}.type", part.get("type"), types)
+        if part["type"] == "input_image":
+            found = _input_image(part, at)
+            if found is not None:
+                return found
+    return None
+
+
+def _input_image(part: dict[str, Any], at: str) -> Rejection | None:
+    url = part.get("image_url")
+    if url is None and not isinstance(part.get("file_id"), str):
+        return _missing(f"{at}.image_url")
+    if url is not None and not is_image_url(url):
+        return bad_image_url(f"{at}.image_url")
     return None
 
 

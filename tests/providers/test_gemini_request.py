@@ -214,7 +214,8 @@ def test_a_failed_tool_is_an_error_response() -> None:
 
 
 def test_tool_results_with_parts_send_their_text() -> None:
-    content = [{"type": "text", "text": "5"}, {"type": "image_url", "image_url": {"url": "https://x.io/a.png"}}]
+    audio = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}
+    content = [{"type": "text", "text": "5"}, audio]
     translation = encode_request(_request(USER, _turn(_call("c1")), _tool("c1", content)))
     assert translation.value["contents"][2]["parts"][0]["functionResponse"]["response"] == {"result": "5"}
     assert "message 2 (tool): non-text parts of a tool result dropped (the response is text)" in translation.notes

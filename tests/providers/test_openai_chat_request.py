@@ -90,9 +90,11 @@ def test_failed_tool_result_variants() -> None:
     assert stated("") == "Error"
     assert stated(None) == "Error"
     assert stated([{"type": "text", "text": "boom"}]) == [{"type": "text", "text": "Error: boom"}]
+    audio = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}
+    assert stated([audio]) == [{"type": "text", "text": "Error: "}, audio]
+    # an image leaves the tool message (tests/providers/test_openai_chat_images.py); the failure is still stated
     assert stated([{"type": "image_url", "image_url": {"url": "u"}}]) == [
-        {"type": "text", "text": "Error: "},
-        {"type": "image_url", "image_url": {"url": "u"}},
+        {"type": "text", "text": "Error: [image attached in the next message]"}
     ]
 
 
