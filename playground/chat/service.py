@@ -180,32 +180,50 @@ async def resume_turn(
 
 
 async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dict[str, Any] | None = None) -> None:
-    conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
-    tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
-    hooks = ConversationHooks(conversation, run, tools, preset_answers=dict(answers or {}))
-    heartbeat = asyncio.create_task(_heartbeat(conversation_id))
+    hooks: ConversationHooks | None = None
+    heartbeat: asyncio.Task[None] | None = None
     try:
+        # Inside the try: a Stop can land while the conversation is still being read, and must be saved too.
+        hooks = await _hooks(conversation_id, run, answers)
+        conversation = hooks.conversation
+        heartbeat = asyncio.create_task(_heartbeat(conversation_id))
         await hooks.prepare()
         await hooks.set_status(Conversation.Status.RUNNING, "")
         saved = [(m.data, m.complete) async for m in conversation.messages.order_by("position")]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
         history, pending = split_pending(saved)
-        outcome = await _loop(conversation, tools, hooks, history, pending).run()
+        outcome = await _loop(conversation, hooks.tools, hooks, history, pending).run()
     except asyncio.CancelledError:
         # Shielded: a second Stop must not cut the saving of the first short.
-        await asyncio.shield(hooks.finish(Conversation.Status.STOPPED, STOPPED_MESSAGE))
+        await asyncio.shield(_finish(hooks, conversation_id, run, Conversation.Status.STOPPED, STOPPED_MESSAGE))
         raise
     except Exception as exc:
         logger.exception("run of conversation %s failed", conversation_id)
         message = f"The run failed on the server ({type(exc).__name__}). Everything that had arrived is saved."
-        await asyncio.shield(hooks.finish(Conversation.Status.ERROR, message))
+        await asyncio.shield(_finish(hooks, conversation_id, run, Conversation.Status.ERROR, message))
         raise
     finally:
-        heartbeat.cancel()
+        if heartbeat is not None:
+            heartbeat.cancel()
     run.finishing = True  # the loop is over: a Stop now would only cut the saving of how it ended
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
     await _index(conversation)
+
+
+async def _hooks(conversation_id: int, run: ActiveRun, answers: dict[str, Any] | None) -> ConversationHooks:
+    conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
+    tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
+    return ConversationHooks(conversation, run, tools, preset_answers=dict(answers or {}))
+
+
+async def _finish(
+    hooks: ConversationHooks | None, conversation_id: int, run: ActiveRun, status: str, message: str
+) -> None:
+    """Save how the run ended, reading the conversation first if the run ended before it had (a Stop at once)."""
+    if hooks is None:
+        hooks = await _hooks(conversation_id, run, None)
+    await hooks.finish(status, message)
 
 
 async def _index(conversation: Conversation) -> None:

@@ -158,13 +158,13 @@
   };
   Column.prototype.refresh = function (then) {
     var self = this;
-    // By id, not by element: a second refresh started before the first one landed must replace the new body, not
-    // the one the first swap already took out of the page.
-    var target = "#compare-column-body-" + this.section.dataset.position;
-    window.htmx.ajax("GET", this.section.dataset.columnUrl, { target: target, swap: "outerHTML" }).then(function () {
-      if (then) then();
-      Object.keys(self.waiting).forEach(function (id) { self.markWaiting(self.waiting[id]); });
-    });
+    if (!this.refresher) {
+      // By id, not by element: the body a refresh replaces is the one the previous refresh put in.
+      var target = "#compare-column-body-" + this.section.dataset.position;
+      this.refresher = window.CrosswireDom.refresher(function () { return self.section.dataset.columnUrl; }, target,
+        function () { Object.keys(self.waiting).forEach(function (id) { self.markWaiting(self.waiting[id]); }); });
+    }
+    this.refresher(then);
   };
   Column.prototype.onRunEnd = function (frame) {
     var self = this;

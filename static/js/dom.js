@@ -13,5 +13,28 @@
   function pretty(text) {
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
   }
-  window.CrosswireDom = { el: el, testid: testid, pretty: pretty };
+  // A refresh of a server-rendered part that never loses one: htmx drops a request on an element that already has
+  // one in flight (and still resolves its promise), so a refresh asked for meanwhile (a run ending while the last
+  // one is on its way) would read the state before the end, and its callback would clear the live drawing anyway.
+  // Here it runs again once the first lands, and the callbacks wait for a refresh that started after they asked.
+  function refresher(url, target, after) {
+    var busy = false, again = false, waiting = [];
+    function run() {
+      busy = true;
+      var callbacks = waiting;
+      waiting = [];
+      window.htmx.ajax("GET", url(), { target: target, swap: "outerHTML" }).then(function () {
+        busy = false;
+        callbacks.forEach(function (then) { then(); });
+        if (after) after();
+        if (again) { again = false; run(); }
+      });
+    }
+    return function (then) {
+      if (then) waiting.push(then);
+      if (busy) { again = true; return; }
+      run();
+    };
+  }
+  window.CrosswireDom = { el: el, testid: testid, pretty: pretty, refresher: refresher };
 })();
