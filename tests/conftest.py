@@ -46,6 +46,14 @@ def no_run_watchdog(settings: SettingsWrapper) -> None:
 
 
 @pytest.fixture(autouse=True)
+def fresh_cache() -> None:
+    # The process cache outlives a test's database rows; ids are reused, so one test's cached menus must not leak.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def unpaced_simulator(settings: SettingsWrapper) -> None:
     # The app paces the simulator so people can watch; tests that want a pace set one themselves.
     settings.CROSSWIRE_SIMULATOR_PACE_MS = 0

@@ -59,7 +59,16 @@ class Conversation(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-        indexes = [models.Index(fields=["team", "-updated_at", "-id"], name="conversation_team_recent")]
+        indexes = [
+            models.Index(fields=["team", "-updated_at", "-id"], name="conversation_team_recent"),
+            # The conversations the search has not caught up with: few at any time, so the list finds them
+            # without reading every row of the team (the condition compares two columns: no plain index can).
+            models.Index(
+                fields=["team", "-updated_at"],
+                name="conversation_search_stale",
+                condition=models.Q(indexed_at__isnull=True) | models.Q(indexed_at__lt=models.F("updated_at")),
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.pk}"

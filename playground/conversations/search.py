@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -19,7 +20,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from playground.conversations.models import Conversation
-from playground.review.models import Verdict
+from playground.conversations.search_index import facets_key
+from playground.review.models import Label, Verdict
 
 PAGE_SIZE = 50
 SORTS = {"recent": "Most recent", "oldest": "Oldest", "relevance": "Best match"}
@@ -82,11 +84,12 @@ def search_conversations(team_id: int, query: ListQuery) -> ListPage:
     rows = _filtered(team_id, query)
     full_text = connection.vendor == "postgresql" and bool(query.q)
     if query.q:
-        rows = _full_text(rows, query.q) if full_text else _substring(rows, query.q)
+        ranked = query.sort == "relevance"
+        rows = _full_text(rows, query.q, ranked) if full_text else _substring(rows, query.q)
     rows = _ordered(rows, query.sort if query.q or query.sort != "relevance" else "recent", full_text)
     rows = _after(rows, query, full_text)
     found = list(rows[: PAGE_SIZE + 1])
-    page = ListPage([Row(c, _snippet(c, query.q, full_text)) for c in found[:PAGE_SIZE]], full_text=full_text)
+    page = ListPage([Row(c, _snippet(c, query.q)) for c in found[:PAGE_SIZE]], full_text=full_text)
     if len(found) > PAGE_SIZE:
         page.next_url = query.url_for_next(_cursor(found[PAGE_SIZE - 1], query, full_text))
     return page
@@ -128,21 +131,23 @@ def _day(text: str) -> date | None:
         return None
 
 
-def _full_text(rows: QuerySet[Conversation], text: str) -> QuerySet[Conversation]:
+def _full_text(rows: QuerySet[Conversation], text: str, ranked: bool) -> QuerySet[Conversation]:
     # The same expression as the GIN index (to_tsvector('simple', COALESCE(search_text, ''))), so it is used.
     vector = SearchVector("search_text", config=CONFIG)
     search = SearchQuery(text, config=CONFIG, search_type="websearch")
-    headline = SearchHeadline(
-        "search_text", search, config=CONFIG, start_sel="<mark>", stop_sel="</mark>", max_words=24, min_words=8
-    )
-    # The match as `vector @@ query`, the form the GIN index answers; rank and headline only for the rows found.
+    # The match as `vector @@ query`, the form the GIN index answers. The rank only where it orders the list: it
+    # builds each row's vector again. The snippet is cut in Python around the words (see _cut): ts_headline took
+    # 2 ms a row, most of a search's time, for the same marks ('simple' has no stemming to find other forms).
     matched = rows.annotate(document=vector).filter(document=search)
-    return matched.annotate(rank=SearchRank(vector, search), headline=headline)
+    return matched.annotate(rank=SearchRank(vector, search)) if ranked else matched
 
 
 def _substring(rows: QuerySet[Conversation], text: str) -> QuerySet[Conversation]:
     for word in _words(text):
-        rows = rows.filter(search_text__icontains=word)
+        if word.startswith("-") and len(word) > 1:  # "-word" leaves rows out, as PostgreSQL's web search does
+            rows = rows.exclude(search_text__icontains=word[1:])
+        else:
+            rows = rows.filter(search_text__icontains=word)
     return rows
 
 
@@ -182,18 +187,10 @@ def _after(rows: QuerySet[Conversation], query: ListQuery, full_text: bool) -> Q
     return rows.filter(Q(updated_at__lt=moment) | Q(updated_at=moment, pk__lt=pk))
 
 
-def _snippet(conversation: Conversation, text: str, full_text: bool) -> SafeString | str:
-    if not text:
-        return ""
-    if full_text:
-        return _safe_headline(getattr(conversation, "headline", ""))
-    return _cut(conversation.search_text, _words(text))
-
-
-def _safe_headline(headline: str) -> SafeString:
-    """PostgreSQL's headline with everything escaped but the <mark> tags it added."""
-    escaped = escape(headline).replace("&lt;mark&gt;", "<mark>").replace("&lt;/mark&gt;", "</mark>")
-    return mark_safe(" ".join(escaped.split()))  # escaped above: only the <mark> tags are markup
+def _snippet(conversation: Conversation, text: str) -> SafeString | str:
+    # A search's operators ("-word" leaves rows out, "or" joins two) are not words to mark.
+    marks = [w for w in _words(text) if not w.startswith("-") and w.lower() != "or"]
+    return _cut(conversation.search_text, marks) if marks else ""
 
 
 def _cut(text: str, words: list[str]) -> SafeString | str:
@@ -213,8 +210,23 @@ def _cut(text: str, words: list[str]) -> SafeString | str:
     return mark_safe(prefix + marked + ("…" if start + SNIPPET_CHARS < len(text) else ""))
 
 
+# The filter menus change only when a conversation is indexed (a run ended, an import): computed once per team and
+# kept until then, or FACETS_TTL_S at most (a cache per process: another process's index shows here that late).
+FACETS_TTL_S = 30
+
+
 def facets(team_id: int) -> dict[str, list[str]]:
     """The values the filter menus offer: what this team's conversations actually hold."""
+    menus = cache.get(facets_key(team_id))
+    if menus is None:
+        menus = _facets(team_id)
+        cache.set(facets_key(team_id), menus, FACETS_TTL_S)
+    # Labels come and go in review, without any index: read each time (a team has a few).
+    labels = Label.objects.filter(team_id=team_id, conversations__isnull=False).order_by("name")
+    return {**menus, "label": list(labels.values_list("name", flat=True).distinct())}
+
+
+def _facets(team_id: int) -> dict[str, list[str]]:
     # order_by() clears the model's ordering, which DISTINCT would otherwise include (and so repeat values).
     rows = Conversation.objects.filter(team_id=team_id, indexed_at__isnull=False).order_by()
 
@@ -222,16 +234,12 @@ def facets(team_id: int) -> dict[str, list[str]]:
         return sorted({v for v in rows.values_list(name, flat=True).distinct()[:200] if v})
 
     tools = sorted({t for text in rows.values_list("called_tools", flat=True).distinct()[:2000] for t in text.split()})
-    labels = sorted(rows.values_list("labels__name", flat=True).distinct().exclude(labels__name=None)[:100])
-    authors = values("created_by__username")
     present = set(values("status"))
-    statuses = [s for s in Conversation.Status.values if s in present]
     return {
         "endpoint": values("endpoint_name"),
         "format": values("format"),
         "model": values("model"),
         "tool": tools,
-        "status": statuses,
-        "author": authors,
-        "label": labels,
+        "status": [s for s in Conversation.Status.values if s in present],
+        "author": values("created_by__username"),
     }

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.db.models import F, Q
+from django.core.cache import cache
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from playground.conversations.models import Conversation
+from playground.conversations.models import Conversation, Message
 from playground.tools.schema import check_arguments
 
 MAX_SEARCH_CHARS = 100_000  # beyond this a conversation is found by its beginning; the index stays small
@@ -43,15 +44,22 @@ def index_conversation(conversation: Conversation) -> None:
     fields = ["search_text", "called_tools", "has_error", "invalid_calls", "indexed_at"]
     # A queryset update: saving the row would bump updated_at and reorder the list.
     Conversation.objects.filter(pk=conversation.pk).update(**{f: getattr(conversation, f) for f in fields})
+    cache.delete(facets_key(conversation.team_id))  # its model, tools or status may be new to the filter menus
+
+
+def facets_key(team_id: int) -> str:
+    """Where the Conversations page keeps a team's filter menus (search.facets)."""
+    return f"conversation-facets:{team_id}"
 
 
 def index_stale(team_id: int) -> int:
     """Index a batch of the team's conversations changed since they were indexed (or never were); how many."""
+    # The same condition as the partial index conversation_search_stale, so the database reads only those rows; an
+    # EXISTS rather than a join and DISTINCT, which would make it sort the team's rows first.
     changed = Q(indexed_at__isnull=True) | Q(indexed_at__lt=F("updated_at"))
+    has_messages = Exists(Message.objects.filter(conversation=OuterRef("pk")))
     stale = list(
-        Conversation.objects.filter(changed, team_id=team_id, messages__isnull=False)
-        .distinct()
-        .order_by("-updated_at")[:STALE_PER_REQUEST]
+        Conversation.objects.filter(changed, has_messages, team_id=team_id).order_by("-updated_at")[:STALE_PER_REQUEST]
     )
     for conversation in stale:
         index_conversation(conversation)

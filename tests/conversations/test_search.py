@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -197,7 +198,7 @@ def test_the_search_engine_matches_the_database(alice: User, team: Team) -> None
     # The match must be written `vector @@ query` (the form the GIN index answers), not only as a rank filter.
     assert searched and all("@@" in sql for sql in searched)
     # Only the verdict count's subquery (its tables aliased U0…) groups: the page's own query never aggregates.
-    assert not any("GROUP BY" in sql.replace('GROUP BY U0.', "") for sql in searched)
+    assert not any("GROUP BY" in sql.replace("GROUP BY U0.", "") for sql in searched)
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = 'conversation_search_fts'")
         assert cursor.fetchone() is not None
@@ -209,3 +210,45 @@ def test_the_search_engine_matches_the_database(alice: User, team: Team) -> None
         plan = " ".join(row[0] for row in cursor.fetchall())
         cursor.execute("SET enable_seqscan = on")
     assert "conversation_search_fts" in plan
+
+
+def test_the_filter_menus_are_read_once_and_follow_each_new_index(alice: User, team: Team) -> None:
+    from playground.conversations.search import facets
+
+    make(team, alice, "first", model="sim-1")
+    assert facets(team.pk)["model"] == ["sim-1"]
+    with CaptureQueriesContext(connection) as queries:
+        facets(team.pk)
+    assert len(queries) == 1, "only the labels are read again: the rest is kept"
+    make(team, alice, "second", model="sim-2")  # indexing it makes the menus read again
+    assert facets(team.pk)["model"] == ["sim-1", "sim-2"]
+    label = Label.objects.create(team=team, name="regression")
+    assert facets(team.pk)["label"] == [], "a label on no conversation is not a filter"
+    label.conversations.add(Conversation.objects.get(title="second"))
+    assert facets(team.pk)["label"] == ["regression"], "labels are read each time"
+
+
+def test_the_stale_rows_are_found_by_the_same_condition_as_their_index(alice: User, team: Team) -> None:
+    from playground.conversations.search_index import index_stale
+
+    fresh = make(team, alice, "fresh")
+    edited = make(team, alice, "edited")
+    Conversation.objects.filter(pk=edited.pk).update(indexed_at=F("updated_at") - timedelta(seconds=5))
+    Conversation.objects.create(team=team, created_by=alice, title="draft")  # no message: nothing to index
+    with CaptureQueriesContext(connection) as queries:
+        assert index_stale(team.pk) == 1
+    stale_query = queries[0]["sql"]
+    assert '"indexed_at" IS NULL OR "indexed_at" < ("playground_conversation"."updated_at")' in stale_query.replace(
+        '"playground_conversation"."indexed_at"', '"indexed_at"'
+    )
+    assert "DISTINCT" not in stale_query.upper(), "an EXISTS, not a join the database must de-duplicate"
+    fresh.refresh_from_db()
+    assert index_stale(team.pk) == 0 and fresh.indexed_at is not None
+
+
+def test_a_snippet_marks_the_words_not_the_search_operators(client: Client, alice: User, team: Team) -> None:
+    kept = make(team, alice, "Refund order", text="please refund the order for Oslo")
+    make(team, alice, "Refund cancelled", text="refund then cancel the trip")
+    html = listing(client, alice, team, q="refund -cancel")
+    assert titles(html) == [str(kept.pk)], "-word leaves rows out on both engines"
+    assert "<mark>refund</mark>" in html.lower() and "<mark>-cancel</mark>" not in html.lower()
