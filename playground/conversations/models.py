@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -92,6 +93,9 @@ class RoundTrip(models.Model):
     ttfb_ms = models.FloatField(null=True, blank=True)
     total_ms = models.FloatField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
+    # Measured when saved (see measure), so a page can size its panes without reading these big columns.
+    event_count = models.PositiveIntegerField(default=0)  # len(wire_events)
+    body_chars = models.PositiveIntegerField(default=0)  # request and wire request, as JSON text
 
     class Meta:
         ordering = ["conversation", "position"]
@@ -99,6 +103,20 @@ class RoundTrip(models.Model):
 
     def __str__(self) -> str:
         return f"round trip {self.position} of {self.conversation_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        fields = kwargs.get("update_fields")
+        if fields is None or {"request", "wire_request", "wire_events"} & set(fields):
+            self.measure()
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "event_count", "body_chars"}
+        super().save(*args, **kwargs)
+
+    def measure(self) -> None:
+        """Count the raw events and the request's JSON text; bulk_create callers call it, save() does."""
+        self.event_count = len(self.wire_events or [])
+        body = len(json.dumps(self.request, ensure_ascii=False))
+        self.body_chars = body + (len(json.dumps(self.wire_request, ensure_ascii=False)) if self.wire_request else 0)
 
 
 class Message(models.Model):

@@ -2,9 +2,10 @@
 
 Every round trip's request holds the whole history so far, so a long agent loop's requests grow with the square of
 its round trips (100 round trips: 25 MB of request JSON). The page therefore sends whole only the newest round trips
-that fit in ``PANE_BUDGET_CHARS`` (always at least the newest), and a folded head with its metrics, error and notes
-for the others; the database measures the sizes, so a folded round trip's request is never read. Raw events over
-``INLINE_EVENTS`` are fetched on demand even inside a whole pane, and the copy-as-curl/Python snippets always are.
+that fit in ``PANE_BUDGET_CHARS``, and a folded head with its metrics, error and notes for the others; the sizes
+and event counts are measured when a round trip is saved, so a folded round trip's big columns are never read.
+Raw events over ``INLINE_EVENTS`` are fetched on demand even inside a whole pane, and the copy-as-curl/Python
+snippets always are.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import BooleanField as BooleanOutput
-from django.db.models import ExpressionWrapper, Func, IntegerField, Q, QuerySet
+from django.db.models import ExpressionWrapper, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
 
@@ -30,26 +31,6 @@ INLINE_EVENTS = 300
 # The request JSON the page sends whole, newest round trips first: about 1 MB of HTML once pretty-printed twice.
 PANE_BUDGET_CHARS = 250_000
 SNIPPETS = ("curl", "python")
-
-
-class JSONArrayLength(Func):
-    """The length of a JSON array column, counted by the database (the array itself is never loaded)."""
-
-    function = "json_array_length"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        return self.as_sql(compiler, connection, function="jsonb_array_length", **extra)
-
-
-class JSONTextLength(Func):
-    """The length of a JSON column's text, measured by the database (0 for NULL)."""
-
-    template = "COALESCE(LENGTH(%(expressions)s), 0)"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        return self.as_sql(compiler, connection, template="COALESCE(OCTET_LENGTH(%(expressions)s::text), 0)", **extra)
 
 
 @dataclass(frozen=True)
@@ -119,17 +100,13 @@ def page_round_trips(conversation: Conversation, links: PaneLinks, *, public: bo
     rows = list(
         conversation.round_trips.order_by("position")
         .defer("request", "wire_request", "wire_events")
-        .annotate(
-            event_count=JSONArrayLength("wire_events"),
-            size=JSONTextLength("request") + JSONTextLength("wire_request"),
-            has_wire=ExpressionWrapper(Q(wire_request__isnull=False), output_field=BooleanOutput()),
-        )
+        .annotate(has_wire=ExpressionWrapper(Q(wire_request__isnull=False), output_field=BooleanOutput()))
         .prefetch_related("messages")
     )
     whole = _whole(rows)
     _load(whole, public)
     return [
-        round_trip_view(row, links, event_count=row.event_count)  # type: ignore[attr-defined]
+        round_trip_view(row, links, event_count=row.event_count)
         if row.pk in whole
         else {**_head(row, links, row.event_count, has_wire=row.has_wire), "folded": True}  # type: ignore[attr-defined]
         for row in rows
@@ -137,12 +114,12 @@ def page_round_trips(conversation: Conversation, links: PaneLinks, *, public: bo
 
 
 def _whole(rows: list[RoundTrip]) -> dict[int, RoundTrip]:
-    """The newest round trips whose requests fit in the budget together, and the newest one in any case."""
+    """The newest round trips whose requests fit in the budget together (measured when saved: see RoundTrip)."""
     chosen: dict[int, RoundTrip] = {}
     spent = 0
     for row in reversed(rows):
-        spent += row.size  # type: ignore[attr-defined]
-        if chosen and spent > PANE_BUDGET_CHARS:
+        spent += row.body_chars
+        if spent > PANE_BUDGET_CHARS:
             break
         chosen[row.pk] = row
     return chosen
@@ -150,7 +127,7 @@ def _whole(rows: list[RoundTrip]) -> dict[int, RoundTrip]:
 
 def _load(whole: dict[int, RoundTrip], public: bool) -> None:
     """Read the big columns of the round trips sent whole: requests, and raw events where they are few."""
-    few = {pk for pk, row in whole.items() if row.event_count <= INLINE_EVENTS}  # type: ignore[attr-defined]
+    few = {pk for pk, row in whole.items() if row.event_count <= INLINE_EVENTS}
     for pk, request, wire_request in RoundTrip.objects.filter(pk__in=whole).values_list(
         "pk", "request", "wire_request"
     ):
@@ -164,18 +141,12 @@ def _load(whole: dict[int, RoundTrip], public: bool) -> None:
 
 def one_round_trip(conversation: Conversation, position: int, links: PaneLinks, *, public: bool = False) -> Any:
     """One round trip's whole panes, asked for by a folded one; None when there is no such round trip."""
-    row = (
-        conversation.round_trips.filter(position=position)
-        .defer("wire_events")
-        .annotate(event_count=JSONArrayLength("wire_events"))
-        .prefetch_related("messages")
-        .first()
-    )
+    row = conversation.round_trips.filter(position=position).defer("wire_events").prefetch_related("messages").first()
     if row is None:
         return None
-    if row.event_count <= INLINE_EVENTS:  # type: ignore[attr-defined]
+    if row.event_count <= INLINE_EVENTS:
         row.wire_events = RoundTrip.objects.values_list("wire_events", flat=True).get(pk=row.pk)
-    return round_trip_view(public_row(row) if public else row, links, event_count=row.event_count)  # type: ignore[attr-defined]
+    return round_trip_view(public_row(row) if public else row, links, event_count=row.event_count)
 
 
 def wire_request_of(conversation: Conversation, position: int) -> tuple[dict[str, Any], str]:

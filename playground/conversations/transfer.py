@@ -209,9 +209,10 @@ def _idle_if_busy(status: str) -> str:
 
 def _save_history(conversation: Conversation, messages: list[dict[str, Any]], rts: list[dict[str, Any]]) -> None:
     """Rows in bulk, then their original times (``auto_now_add`` overrides them on insert, not on update)."""
-    trips = RoundTrip.objects.bulk_create(
-        [RoundTrip(conversation=conversation, **{k: v for k, v in rt.items() if k != "started_at"}) for rt in rts]
-    )
+    trips = [RoundTrip(conversation=conversation, **{k: v for k, v in rt.items() if k != "started_at"}) for rt in rts]
+    for trip in trips:
+        trip.measure()  # bulk_create does not call save()
+    trips = RoundTrip.objects.bulk_create(trips)
     by_position = {rt.position: rt for rt in trips}
     rows = Message.objects.bulk_create(
         [
