@@ -117,7 +117,8 @@ class ActiveRun:
     started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
-    _last_sent: float = 0.0
+    _next_slot: float = 0.0  # the earliest a message may go: one display frame after the previous one's due time
+    _first_queued: float = 0.0  # when the oldest frame waiting for local sockets was emitted
     frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
@@ -140,6 +141,8 @@ class ActiveRun:
         ``live`` frames are replayed to a socket that joins mid-round-trip."""
         if live:
             self.round_trip_frames.append(frame)
+        if not self._queued:
+            self._first_queued = time.monotonic()
         self._queued.append(frame)
         if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send_queued())
@@ -152,16 +155,19 @@ class ActiveRun:
         try:
             while self._queued:  # frames queued while sending go out in the next message, in order
                 # At most one message per display frame: a fast provider's deltas gather into one message instead
-                # of costing the server a send and the browser a redraw each (a slow one's go out at once).
-                wait = self._last_sent + self.frame_interval_s - time.monotonic()
+                # of costing the server a send and the browser a redraw each (a slow one's go out at once). The
+                # frames are counted from when each message was due, not from when it went: a message the event
+                # loop sent late (busy with another stream) must not hold the next one back as well.
+                due = max(self._first_queued, self._next_slot)
+                wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
+                self._next_slot = due + self.frame_interval_s
                 frames, self._queued = self._queued, []
                 skips = {send: skip for send, skip in self.subscribers.items() if skip}
                 for send in self.subscribers:
                     self.subscribers[send] = 0
                 await self._deliver(frames, skips)
-                self._last_sent = time.monotonic()
         finally:
             self._sender = None
 
