@@ -294,7 +294,7 @@ def pages(big_id: int, filter_tool: str, counts: dict[str, int], q_common: str) 
             None,
             lambda body: _check('data-testid="pane-wire"' in body, "its whole panes"),
         ),
-        Page("long conversation review", f"/c/{big_id}/review/", PAGE_TARGET_MS, _big_page_check),
+        Page("long conversation review", f"/c/{big_id}/review/", None, _big_page_check),
     ]
 
 
@@ -308,7 +308,7 @@ def _big_page_check(body: str) -> str:
     inline = body.count('data-testid="wire-event"')
     events = body.count('data-testid="load-wire-events"')
     folded = body.count('data-testid="load-round-trip"')
-    ok = inline == 0 and events + folded == 100 and events >= 1
+    ok = inline == 0 and events + folded == 100
     return _check(ok, f"{inline} raw events inline, {events} whole round trips, {folded} folded")
 
 

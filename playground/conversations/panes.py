@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import BooleanField as BooleanOutput
-from django.db.models import ExpressionWrapper, Q, QuerySet
+from django.db.models import ExpressionWrapper, Q, QuerySet, prefetch_related_objects
 from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
 
@@ -41,13 +42,24 @@ class PaneLinks:
     share_token: str = ""
 
     def url(self, position: int, part: str) -> str:
+        # Reversed once per part and page: a long conversation asks for hundreds of these.
+        return self._patterns[part].replace(f"/{_SLOT}/", f"/{position}/", 1)
+
+    @cached_property
+    def _patterns(self) -> dict[str, str]:
+        return {part: self._reverse(part) for part in ("panes", "events", *SNIPPETS)}
+
+    def _reverse(self, part: str) -> str:
         if self.share_token:
-            return reverse("shared-round-trip", args=[self.share_token, position, part])
-        if part == "events":
-            return reverse("chat-wire-events", args=[self.conversation_id, position])
-        if part == "panes":
-            return reverse("chat-round-trip", args=[self.conversation_id, position])
-        return reverse("chat-round-trip-copy", args=[self.conversation_id, position, part])
+            return reverse("shared-round-trip", args=[self.share_token, _SLOT, part])
+        if part in ("events", "panes"):
+            return reverse(
+                "chat-wire-events" if part == "events" else "chat-round-trip", args=[self.conversation_id, _SLOT]
+            )
+        return reverse("chat-round-trip-copy", args=[self.conversation_id, _SLOT, part])
+
+
+_SLOT = 987654321  # a position no conversation reaches, replaced in each round trip's URLs
 
 
 def light_round_trips(conversation: Conversation) -> QuerySet[RoundTrip]:
@@ -76,6 +88,7 @@ def round_trip_view(row: RoundTrip, links: PaneLinks, *, event_count: int | None
     count = len(row.wire_events) if event_count is None else event_count
     return {
         **_head(row, links, count, has_wire=bool(wire)),
+        "copy_urls": {kind: links.url(row.position, kind) for kind in SNIPPETS} if wire else {},
         "events_deferred": event_count is not None and count > INLINE_EVENTS,
         "request_json": json.dumps(row.request, indent=2, ensure_ascii=False),
         "result_json": json.dumps(_result_message(row), indent=2, ensure_ascii=False),
@@ -91,7 +104,6 @@ def _head(row: RoundTrip, links: PaneLinks, event_count: int, *, has_wire: bool)
         "usage": row.usage or {},
         "panes_url": links.url(position, "panes"),
         "events_url": links.url(position, "events"),
-        "copy_urls": {kind: links.url(position, kind) for kind in SNIPPETS} if has_wire else {},
     }
 
 
@@ -101,7 +113,6 @@ def page_round_trips(conversation: Conversation, links: PaneLinks, *, public: bo
         conversation.round_trips.order_by("position")
         .defer("request", "wire_request", "wire_events")
         .annotate(has_wire=ExpressionWrapper(Q(wire_request__isnull=False), output_field=BooleanOutput()))
-        .prefetch_related("messages")
     )
     whole = _whole(rows)
     _load(whole, public)
@@ -127,6 +138,7 @@ def _whole(rows: list[RoundTrip]) -> dict[int, RoundTrip]:
 
 def _load(whole: dict[int, RoundTrip], public: bool) -> None:
     """Read the big columns of the round trips sent whole: requests, and raw events where they are few."""
+    prefetch_related_objects(list(whole.values()), "messages")  # the assistant message each whole pane shows
     few = {pk for pk, row in whole.items() if row.event_count <= INLINE_EVENTS}
     for pk, request, wire_request in RoundTrip.objects.filter(pk__in=whole).values_list(
         "pk", "request", "wire_request"

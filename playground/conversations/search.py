@@ -138,7 +138,8 @@ def _full_text(rows: QuerySet[Conversation], text: str, ranked: bool) -> QuerySe
     # The match as `vector @@ query`, the form the GIN index answers. The rank only where it orders the list: it
     # builds each row's vector again. The snippet is cut in Python around the words (see _cut): ts_headline took
     # 2 ms a row, most of a search's time, for the same marks ('simple' has no stemming to find other forms).
-    matched = rows.annotate(document=vector).filter(document=search)
+    # alias(), not annotate(): an annotation would be selected too, building every row's vector again (1 ms each).
+    matched = rows.alias(document=vector).filter(document=search)
     return matched.annotate(rank=SearchRank(vector, search)) if ranked else matched
 
 

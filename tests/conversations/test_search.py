@@ -197,6 +197,8 @@ def test_the_search_engine_matches_the_database(alice: User, team: Team) -> None
     searched = [q["sql"] for q in queries.captured_queries if "websearch_to_tsquery" in q["sql"]]
     # The match must be written `vector @@ query` (the form the GIN index answers), not only as a rank filter.
     assert searched and all("@@" in sql for sql in searched)
+    # The vector is built only to match (in WHERE), never selected: that would build it again for every row shown.
+    assert all('AS "document"' not in sql for sql in searched)
     # Only the verdict count's subquery (its tables aliased U0…) groups: the page's own query never aggregates.
     assert not any("GROUP BY" in sql.replace("GROUP BY U0.", "") for sql in searched)
     with connection.cursor() as cursor:
