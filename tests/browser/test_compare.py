@@ -87,6 +87,12 @@ async def test_three_dialects_stream_side_by_side_and_the_differences_show(signe
     await expect(diff.locator("tr[data-state=changed]")).to_have_count(1)
     await expect(diff.locator("tr[data-state=changed]")).to_contain_text("model")
     await expect(diff.locator("tr[data-state=right]")).to_have_count(0)
+    # The diff also reloads itself when a column changes: a reload already on its way must read the columns picked
+    # since, not bring back the ones it was drawn with.
+    await page.evaluate("document.body.dispatchEvent(new Event('compare:changed'))")
+    await page.locator("select[name=b]").select_option(label="Simulated Anthropic · sim-1")
+    await page.wait_for_timeout(1_200)  # past the reload's 500 ms delay
+    await expect(diff).to_have_attribute("data-right", "1")
 
 
 async def test_one_answer_serves_every_column_waiting_on_the_same_manual_call(signed_in: Page) -> None:
