@@ -8,6 +8,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from playground.chat.attachments import max_send_bytes
 from playground.chat.options import parse_options
 from playground.chat.questions import ANSWER_TYPES, open_questions
 from playground.chat.registry import (
@@ -23,7 +24,7 @@ from playground.chat.registry import (
 from playground.chat.service import TurnRefused, resume_turn, start_turn
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
-from playground.shell.consumers import CLOSE_REVOKED
+from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES
 from playground.teams.access import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
@@ -192,6 +193,10 @@ class ChatConsumer(ConversationConsumer):
         self.follow(run)
         await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
 
+    def max_incoming_bytes(self) -> int:
+        """A message with images arrives in parts (docs/websocket.md) and may be this big once put together."""
+        return max_send_bytes() + FRAME_OVERHEAD_BYTES
+
     async def still_allowed(self) -> bool:
         """Signed in with the same session and still a member: reloaded, since access can change at any time."""
         assert self.conversation is not None
@@ -213,7 +218,11 @@ class ChatConsumer(ConversationConsumer):
         conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
             run = await start_turn(
-                conversation=conversation, text=str(content.get("text") or ""), options=options, user=self.scope["user"]
+                conversation=conversation,
+                text=str(content.get("text") or ""),
+                options=options,
+                user=self.scope["user"],
+                images=content.get("images"),
             )
         except TurnRefused as exc:
             await self.send_json({"type": "error", "error": str(exc)})

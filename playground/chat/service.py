@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from playground.chat.attachments import image_count, user_content
 from playground.chat.hooks import ConversationHooks, append_message
 from playground.chat.loop import LoopSettings, Outcome, ToolLoop, request_for
 from playground.chat.options import ChatOptions
@@ -23,6 +24,7 @@ from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
+from playground.tools.images import ImageRefused
 from playground.tools.models import Tool
 from playground.tools.results import recorded_results
 from providers.types import ChatRequest, Message, ToolCall
@@ -57,16 +59,29 @@ def visible_endpoints(team: Team) -> Any:
 
 
 async def start_turn(
-    *, conversation: Conversation, text: str, options: ChatOptions, user: AbstractBaseUser | None = None
+    *,
+    conversation: Conversation,
+    text: str,
+    options: ChatOptions,
+    user: AbstractBaseUser | None = None,
+    images: Any = None,
 ) -> ActiveRun:
-    """Save the user's message and the chat's settings, then start the loop in the background."""
+    """Save the user's message and the chat's settings, then start the loop in the background.
+
+    ``images``: what the page attached (``chat.attachments``), checked here; nothing is saved if one is refused.
+    """
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
-    if not text.strip():
-        raise TurnRefused("Type a message first.")
+    if not text.strip() and not images:
+        raise TurnRefused("Type a message or attach an image first.")
     size, limit = len(text.encode("utf-8", "surrogatepass")), settings.CROSSWIRE_MAX_MESSAGE_BYTES
     if size > limit:
         raise TurnRefused(f"This message is {size // 1024:,} KiB; the limit is {limit // 1024:,} KiB.")
+    try:
+        # Decoding a few MiB of base64 off the event loop: every other socket of this process keeps streaming.
+        content = await asyncio.to_thread(user_content, text, images) if images else text
+    except ImageRefused as exc:
+        raise TurnRefused(str(exc)) from None
     endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
@@ -78,8 +93,8 @@ async def start_turn(
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
     await _claim(conversation, user)
     try:
-        await _configure(conversation, endpoint, options, tools, text)
-        await append_message(conversation, {"role": "user", "content": text})
+        await _configure(conversation, endpoint, options, tools, _title(text, image_count(content)))
+        await append_message(conversation, {"role": "user", "content": content})
         return await REGISTRY.start(conversation.pk, lambda run: run_conversation(conversation.pk, run))
     except BaseException:
         await _release(conversation)
@@ -142,14 +157,20 @@ async def _release(conversation: Conversation) -> None:
     await Conversation.objects.filter(pk=conversation.pk).aupdate(status=Conversation.Status.IDLE, run_owner="")
 
 
+def _title(text: str, images: int) -> str:
+    if text.strip():
+        return text.strip().splitlines()[0][:80]
+    return f"{images} image{'s' if images != 1 else ''}"
+
+
 async def _configure(
-    conversation: Conversation, endpoint: Endpoint, options: ChatOptions, tools: list[ToolConfig], text: str
+    conversation: Conversation, endpoint: Endpoint, options: ChatOptions, tools: list[ToolConfig], title: str
 ) -> None:
     conversation.endpoint, conversation.endpoint_name = endpoint, endpoint.name
     conversation.format, conversation.model = endpoint.format, options.model
     conversation.settings = options.to_dict()
     conversation.tools = [t.to_dict() for t in tools]  # a snapshot: editing a tool later changes nothing here
-    conversation.title = conversation.title or text.strip().splitlines()[0][:80]
+    conversation.title = conversation.title or title
     conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
     await conversation.asave()
 

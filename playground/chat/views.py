@@ -21,6 +21,7 @@ from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
 from playground.conversations.present import transcript
 from playground.teams.access import get_current_team, membership_for
+from playground.tools.images import human_size
 from playground.tools.models import Tool
 
 
@@ -96,6 +97,9 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "message_count": len(saved),
         "round_trips": page_round_trips(conversation, PaneLinks(conversation.pk)),
         "max_message_bytes": settings.CROSSWIRE_MAX_MESSAGE_BYTES,
+        "max_image_bytes": settings.CROSSWIRE_MAX_IMAGE_BYTES,
+        "max_image_label": human_size(settings.CROSSWIRE_MAX_IMAGE_BYTES),
+        "max_images": settings.CROSSWIRE_MAX_IMAGES,
         "replay_points": replay_points(conversation),
         "comparisons": [run.comparison for run in conversation.comparison_runs.select_related("comparison")],
     }

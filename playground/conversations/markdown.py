@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from playground.conversations.present import CallView, MessageView, _pretty, transcript
+from playground.tools.images import ImageView
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -77,6 +78,8 @@ def _message(view: MessageView) -> str:
         parts.append(_quote(f"**Reasoning:** {view.reasoning}"))
     if view.text:
         parts.append(view.text)
+    if view.images:
+        parts.append(_images(view.images))
     parts += [_call(call) for call in view.calls]
     return "\n\n".join(parts)
 
@@ -92,7 +95,14 @@ def _call(call: CallView) -> str:
     source = f" ({call.source})" if call.source else ""
     attempt = f", attempt {call.attempt}" if call.attempt > 1 else ""
     parts += [f"**{label}**{source}{attempt}:", fence(_pretty(call.result))]
+    if call.images:
+        parts.append(_images(call.images))
     return "\n\n".join(parts)
+
+
+def _images(images: list[ImageView]) -> str:
+    """Images are named, not embedded: a transcript holding megabytes of base64 would be unreadable."""
+    return "\n".join(f"*[image: {image.label}]*" for image in images)
 
 
 def _error(rt: RoundTrip) -> str:

@@ -1,4 +1,8 @@
-"""Saved messages and round trips shaped for the templates: each tool call carries its result(s) and checks."""
+"""Saved messages and round trips shaped for the templates: each tool call carries its result(s) and checks.
+
+Content parts are split for the page: ``text`` holds the text parts only, ``images`` the image parts (shown as
+thumbnails), so no base64 ever reaches the page as text.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.tools.images import ImageView, image_views
 from playground.tools.schema import check_arguments
 
 
@@ -18,6 +23,7 @@ class CallView:
     pretty: str  # pretty-printed when the text parses, else the raw text
     problems: list[str]
     result: str | None = None
+    images: list[ImageView] = field(default_factory=list)  # the result's images
     is_error: bool = False
     source: str = ""
     attempt: int = 1
@@ -40,6 +46,7 @@ class MessageView:
     complete: bool
     reasoning: str = ""
     calls: list[CallView] = field(default_factory=list)
+    images: list[ImageView] = field(default_factory=list)
     round_trip: int | None = None
 
 
@@ -51,8 +58,9 @@ def _pretty(arguments: str) -> str:
 
 
 def _text(content: Any) -> str:
+    """The text of a message's content; of content parts, the text parts only (an image has none to show)."""
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        return "\n".join(str(part["text"]) for part in content if isinstance(part, dict) and "text" in part)
     return str(content or "")
 
 
@@ -68,9 +76,11 @@ def transcript(
             call = calls.get(str(data.get("tool_call_id")))
             if call is not None:
                 call.result, call.is_error = _text(data.get("content")), bool(data.get("is_error"))
+                call.images = image_views(data.get("content"))
                 call.source, call.attempt = message.meta.get("source", ""), int(message.meta.get("attempt", 1))
                 continue
         view = MessageView(message.position, message.role, _text(data.get("content")), message.complete)
+        view.images = image_views(data.get("content"))
         view.reasoning = str((data.get("provider_data") or {}).get("reasoning", ""))
         rt = round_trips.get(message.round_trip_id) if message.round_trip_id else None
         view.round_trip = rt.position if rt else None

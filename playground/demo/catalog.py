@@ -54,6 +54,13 @@ EXAMPLE_TOOLS: list[dict[str, Any]] = [
         "builtin": "calculator",
     },
     {
+        "name": "bar_chart",
+        "description": BUILTINS["bar_chart"].description,
+        "parameters": BUILTINS["bar_chart"].parameters,
+        "mode": Tool.Mode.BUILTIN,
+        "builtin": "bar_chart",
+    },
+    {
         "name": "lookup_order",
         "description": "Look up an order by its id and return its status.",
         "parameters": {

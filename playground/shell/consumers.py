@@ -11,6 +11,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from django.conf import settings
 
 from playground.shell.layer import ResilientLayer
+from playground.shell.parts import PartCollector, is_part
 from playground.teams.revocation import session_alive, user_group
 from providers import jsonsafe
 
@@ -28,7 +29,10 @@ class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
     Every socket joins its user's group, where changes of access are announced (playground.teams.revocation).
     """
 
+    parts: PartCollector  # a message from the page arriving in parts
+
     async def connect(self) -> None:
+        self.parts = PartCollector()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -66,17 +70,30 @@ class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
-        """Frames are JSON text within the limits; anything else is answered with an error and the socket lives on."""
+        """Frames are JSON text within the limits; anything else is answered with an error and the socket lives on.
+
+        A message too big for one WebSocket message comes in parts (playground.shell.parts) and is read once whole.
+        """
         if text_data is None:
             await self.send_json({"type": "error", "error": "Frames must be JSON text, not binary."})
             return
         limit = settings.CROSSWIRE_MAX_MESSAGE_BYTES + FRAME_OVERHEAD_BYTES
+        depth = settings.CROSSWIRE_MAX_JSON_DEPTH
         try:
-            content = jsonsafe.loads(text_data, max_depth=settings.CROSSWIRE_MAX_JSON_DEPTH, max_bytes=limit)
+            content = jsonsafe.loads(text_data, max_depth=depth, max_bytes=limit)
+            if is_part(content):
+                whole = self.parts.add(content, limit=self.max_incoming_bytes())
+                if whole is None:
+                    return
+                content = jsonsafe.loads(whole, max_depth=depth, max_bytes=self.max_incoming_bytes())
         except jsonsafe.JSONInputError as exc:
             await self.send_json({"type": "error", "error": f"The frame was refused: {exc}"})
             return
         await self.receive_json(content, **kwargs)
+
+    def max_incoming_bytes(self) -> int:
+        """The largest message this socket takes once its parts are put together; subclasses that take more say so."""
+        return int(settings.CROSSWIRE_MAX_MESSAGE_BYTES) + FRAME_OVERHEAD_BYTES
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         message_type = content.get("type") if isinstance(content, dict) else None

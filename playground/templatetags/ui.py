@@ -27,6 +27,8 @@ ICONS = {
     "x": '<path d="M6 6l12 12M18 6L6 18"/>',
     "plus": '<path d="M12 5v14M5 12h14"/>',
     "bolt": '<path d="M13 2L4 14h7l-1 8 9-12h-7z"/>',
+    "image": '<rect x="3" y="4" width="18" height="16" rx="2"/><circle cx="9" cy="10" r="2"/>'
+    '<path d="M21 17l-5-5-9 8"/>',
     "book": '<path d="M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2z"/><path d="M4 19V5"/>',
     "logo": '<path d="M4 4l16 16M20 4L4 20"/><circle cx="4" cy="4" r="1.6"/><circle cx="20" cy="4" r="1.6"/>'
     '<circle cx="4" cy="20" r="1.6"/><circle cx="20" cy="20" r="1.6"/>',

@@ -1,7 +1,8 @@
 """The small, safe set of built-in tools: no user code, no network, deterministic where it can be.
 
-Each built-in is a JSON Schema plus a function from validated arguments to a result string, so a conversation
-that uses them replays identically (the clock and the seeded random aside, which say so in their results).
+Each built-in is a JSON Schema plus a function from validated arguments to a result (a string, or content parts
+when it returns an image, as ``bar_chart`` does), so a conversation that uses them replays identically (the clock and
+the seeded random aside, which say so in their results).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import simpleeval
 from simpleeval import SimpleEval
 
+from playground.tools import chart
+from playground.tools.content import Content
 from playground.tools.results import ToolFailure
 
 
@@ -28,7 +31,7 @@ class Builtin:
     name: str
     description: str
     parameters: dict[str, Any]
-    run: Callable[[dict[str, Any]], str]
+    run: Callable[[dict[str, Any]], Content]
 
 
 # Big integers are computed before anything can time out: 9**3999999 would hold the event loop for seconds.
@@ -160,6 +163,12 @@ BUILTINS: dict[str, Builtin] = {
                 ["city"],
             ),
             _weather,
+        ),
+        Builtin(
+            "bar_chart",
+            "Draw a bar chart of labelled values; returns a PNG image and a short summary.",
+            chart.PARAMETERS,
+            chart.bar_chart,
         ),
     ]
 }

@@ -1,6 +1,7 @@
 """Canned responses: chosen by matching the call's arguments, first match wins, else the default.
 
-Deterministic by design, so a replayed conversation gets the same tool results.
+Deterministic by design, so a replayed conversation gets the same tool results. A response that is a JSON array of
+content parts is sent as those parts, so a canned answer may hold an image (``playground.tools.content``).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from playground.tools.content import content_of
 from playground.tools.results import ToolResult
 
 ANY = "*"  # a rule value that matches whenever the argument is present
@@ -50,5 +52,5 @@ def _matches(rule: CannedRule, arguments: Any) -> bool:
 def answer(rules: list[CannedRule], default: str, arguments: Any) -> ToolResult:
     for number, rule in enumerate(rules, start=1):
         if _matches(rule, arguments):
-            return ToolResult(rule.response, rule.is_error, f"canned:rule {number}")
-    return ToolResult(default, False, "canned:default")
+            return ToolResult(content_of(rule.response), rule.is_error, f"canned:rule {number}")
+    return ToolResult(content_of(default), False, "canned:default")

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 
+from playground.tools.content import parts_refusal
 from providers import jsonsafe
 from providers.jsonsafe import JSONInputError
 
@@ -29,6 +30,10 @@ def schema_bytes() -> int:
 
 def canned_bytes() -> int:
     return int(settings.CROSSWIRE_MAX_CANNED_BYTES)
+
+
+def image_bytes() -> int:
+    return int(settings.CROSSWIRE_MAX_IMAGE_BYTES)
 
 
 def import_bytes() -> int:
@@ -75,7 +80,8 @@ def answer_refusal(text: str, what: str) -> str:
 
     An answer is free text sent to the model as the tool's result, so text that is not JSON is fine. Text that is
     JSON nested past the depth limit is refused like any JSON a user sends: whatever parses the result next (a
-    provider's codec, a pretty-printer) would otherwise hit the recursion limit.
+    provider's codec, a pretty-printer) would otherwise hit the recursion limit. A JSON array of content parts
+    (``playground.tools.content``) must hold well-formed parts and images that pass the composer's checks.
     """
     if refusal := size_refusal(what, byte_size(text), canned_bytes()):
         return refusal
@@ -85,7 +91,7 @@ def answer_refusal(text: str, what: str) -> str:
         return _parse_refusal(text)  # too deep for json itself: jsonsafe says so in its own words
     except ValueError:
         return ""  # not JSON: plain text, which nothing downstream parses
-    return depth_refusal(value)
+    return depth_refusal(value) or parts_refusal(text, max_image_bytes=image_bytes(), what=what)
 
 
 def _parse_refusal(text: str) -> str:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from playground.tools.content import Content, content_of
+
 
 class ToolFailure(Exception):
     """A tool ran but failed; the message goes back to the model as an error result."""
@@ -14,7 +16,7 @@ class ToolFailure(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    content: str
+    content: Content  # text, or content parts (text and image_url) when the result holds an image
     is_error: bool = False
     source: str = ""  # "builtin:calculator", "canned:rule 2", "canned:default", "manual", "validation"
 
@@ -25,9 +27,16 @@ def call_key(name: str, arguments: Any) -> tuple[str, str]:
 
 
 def recorded_results(rows: list[Mapping[str, Any]]) -> dict[tuple[str, str], ToolResult]:
-    """Saved ``{name, arguments, content, is_error}`` rows (a replay's originals) by call key; the first one wins."""
+    """Saved ``{name, arguments, content, is_error}`` rows (a replay's originals) by call key; the first one wins.
+
+    An original result of content parts was saved as their JSON text: it is given again as those parts, image and
+    all, not as a text holding base64.
+    """
     results: dict[tuple[str, str], ToolResult] = {}
     for row in rows:
         key = (str(row.get("name", "")), str(row.get("arguments", "")))
-        results.setdefault(key, ToolResult(str(row.get("content", "")), bool(row.get("is_error")), "replay"))
+        content = row.get("content", "")
+        if not isinstance(content, list):
+            content = content_of(str(content))
+        results.setdefault(key, ToolResult(content, bool(row.get("is_error")), "replay"))
     return results

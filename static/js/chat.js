@@ -15,6 +15,7 @@
   var stopButton = document.getElementById("stop");
   var retryForm = document.getElementById("retry-form");
   var connection = document.getElementById("chat-connection");
+  var attach = window.CrosswireAttach; // attach.js: the images waiting in the composer
 
   // ---- small DOM helpers -------------------------------------------------------------------------------------
   var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
@@ -32,7 +33,7 @@
     socket.addEventListener("open", function () {
       state.backoff = 500;
       // Whatever was sent while (re)connecting goes now, in order.
-      state.outbox.splice(0).forEach(function (message) { socket.send(JSON.stringify(message)); });
+      state.outbox.splice(0).forEach(function (text) { socket.send(text); });
     });
     socket.addEventListener("message", function (event) { receive(JSON.parse(event.data)); });
     socket.addEventListener("close", function (event) {
@@ -60,12 +61,27 @@
     if (!state.socket || state.socket.readyState === WebSocket.CLOSED) connect();
   });
   function send(message) {
-    if (state.socket && state.socket.readyState === WebSocket.OPEN) {
-      state.socket.send(JSON.stringify(message));
-    } else {
-      state.outbox.push(message); // sent as soon as the socket opens
-    }
+    outgoing(JSON.stringify(message)).forEach(function (text) {
+      if (state.socket && state.socket.readyState === WebSocket.OPEN) {
+        state.socket.send(text);
+      } else {
+        state.outbox.push(text); // sent as soon as the socket opens
+      }
+    });
     return true;
+  }
+  // daphne closes a socket whose incoming message passes 1 MiB: a bigger one (a message with images) goes as parts
+  // the server puts back together, the envelope it uses the other way (docs/websocket.md). 64 Ki characters stay
+  // under the server's limit for one message even if every character needs a 6-byte JSON escape.
+  var PART_CHARS = 64 * 1024;
+  function outgoing(text) {
+    if (text.length <= PART_CHARS) return [text];
+    var id = Math.random().toString(16).slice(2, 14), count = Math.ceil(text.length / PART_CHARS), list = [];
+    for (var seq = 0; seq < count; seq++) {
+      var data = text.slice(seq * PART_CHARS, (seq + 1) * PART_CHARS);
+      list.push(JSON.stringify({ type: "part", id: id, seq: seq, last: seq === count - 1, data: data }));
+    }
+    return list;
   }
 
   // A message too big for one WebSocket frame comes as parts (docs/websocket.md): put it back together, then draw it.
@@ -81,7 +97,7 @@
 
   var handlers = {
     "snapshot": onSnapshot,
-    "turn.started": function () { state.pendingText = null; refresh("transcript"); },
+    "turn.started": function () { state.pendingText = null; state.pendingImages = null; refresh("transcript"); },
     "rt.start": onRoundTripStart,
     "rt.wire": onWire,
     "rt.delta": onDelta,
@@ -157,16 +173,21 @@
     return { done: "Done", error: "Error", stopped: "Stopped", limit: "Stopped at a limit",
       interrupted: "Interrupted" }[status] || status;
   }
+  // One refresher per saved view: a refresh asked for while the last is on its way (a run that ends just after it
+  // began) runs after it, instead of being dropped by htmx with its callback clearing the live drawing too early.
+  var refreshers = {};
   function refresh(which, then) {
-    var url = which === "transcript" ? root.dataset.transcriptUrl : root.dataset.panesUrl;
-    var target = "#" + which;
-    window.htmx.ajax("GET", url, { target: target, swap: "outerHTML" }).then(function () {
-      if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
-      if (then) then();
-      // Questions still open belong on the saved cards the refresh just drew.
-      if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { onAwaiting(state.waiting[id]); });
-      if (which === "transcript") live.scrollIntoView({ block: "end" });
-    });
+    if (!refreshers[which]) {
+      var url = which === "transcript" ? root.dataset.transcriptUrl : root.dataset.panesUrl;
+      var target = "#" + which;
+      refreshers[which] = window.CrosswireDom.refresher(function () { return url; }, target, function () {
+        if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
+        // Questions still open belong on the saved cards the refresh just drew.
+        if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { onAwaiting(state.waiting[id]); });
+        if (which === "transcript") live.scrollIntoView({ block: "end" });
+      });
+    }
+    refreshers[which](then);
   }
 
   // ---- one round trip: a live message on the left, a live pane on the right -----------------------------------
@@ -332,7 +353,10 @@
     var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
     var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
     label.appendChild(el("span", "muted", "· " + frame.source + (frame.attempt > 1 ? " · attempt " + frame.attempt : "")));
-    box.appendChild(el("pre", null, frame.content));
+    var text = window.CrosswireImages ? window.CrosswireImages.textOf(frame.content) : String(frame.content);
+    var images = window.CrosswireImages && window.CrosswireImages.imagesRow(frame.content, "message-image");
+    if (text || !images) box.appendChild(el("pre", null, text));
+    if (images) box.appendChild(images); // thumbnails, never the base64 as text
   }
   function onAwaiting(frame) {
     state.waiting[frame.call_id] = frame;
@@ -408,7 +432,9 @@
     if (state.pendingText !== null && state.pendingText !== undefined) {
       // The turn was refused: give the text back and let the person fix the settings and send again.
       if (!composer.value) composer.value = state.pendingText;
+      if (attach) attach.restore(state.pendingImages);
       state.pendingText = null;
+      state.pendingImages = null;
       setRunning(false);
     }
   }
@@ -443,7 +469,8 @@
     };
   }
   function submit() {
-    if (state.running || !composer.value.trim()) return;
+    var images = attach ? attach.images() : [];
+    if (state.running || (!composer.value.trim() && !images.length) || (attach && attach.busy())) return;
     var size = new TextEncoder().encode(composer.value).length;
     var limit = parseInt(root.dataset.maxMessageBytes, 10);
     if (size > limit) { // refused here, text kept: the server would refuse it, and daphne drop it past 1 MiB
@@ -451,8 +478,12 @@
       return;
     }
     state.pendingText = composer.value;
-    send({ type: "send", text: composer.value, options: options() });
+    state.pendingImages = images;
+    var message = { type: "send", text: composer.value, options: options() };
+    if (images.length) message.images = images;
+    send(message);
     composer.value = "";
+    if (attach) attach.clear();
     setRunning(true);
   }
   function kib(bytes) { return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MiB" : Math.ceil(bytes / 1024) + " KiB"; }

@@ -256,7 +256,10 @@
     var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
     var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
     label.appendChild(el("span", "muted", "· " + frame.source));
-    box.appendChild(el("pre", null, frame.content));
+    var images = window.CrosswireImages; // a result of content parts: its text, and its images as thumbnails
+    box.appendChild(el("pre", null, images ? images.textOf(frame.content) : String(frame.content)));
+    var row = images && images.imagesRow(frame.content, "message-image");
+    if (row) box.appendChild(row);
   };
   Column.prototype.onAwaiting = function (frame) {
     this.waiting[frame.call_id] = frame;

@@ -1,7 +1,11 @@
 // JSON in the panes: highlighted, foldable (objects and arrays are <details>), with a copy button.
+// Images are never dumped as base64: a data: URL string (the internal image_url, Responses input_image), and a
+// base64 "data" string beside a media type key in the same object (Gemini inlineData, an Anthropic image source),
+// show as a thumbnail and a label ("image/png · 70 B (base64)"). The copy button still copies the JSON whole.
 (function () {
   "use strict";
   var OPEN_DEPTH = 3; // deeper levels start folded so long requests stay readable
+  var MEDIA_KEYS = ["mimeType", "mime_type", "media_type", "mediaType"];
 
   function span(cls, text) {
     var el = document.createElement("span");
@@ -10,8 +14,30 @@
     return el;
   }
 
+  // The thumbnail and label standing for a base64 payload (info from CrosswireImages.dataUrl).
+  function image(info) {
+    var box = span("j-image", "");
+    var label = info.mediaType + " · " + window.CrosswireImages.humanSize(info.size) + " (base64)";
+    if (info.drawable) box.appendChild(window.CrosswireImages.thumb(info.url, label, "pane-image"));
+    box.appendChild(span("j-image-label", label));
+    return box;
+  }
+
+  function imageInfo(value) {
+    return window.CrosswireImages ? window.CrosswireImages.dataUrl(value) : null;
+  }
+
+  // An object's base64 "data" with a media type beside it, as an image; null for any other key.
+  function siblingImage(object, key) {
+    if (key !== "data" || !window.CrosswireImages) return null;
+    var keys = MEDIA_KEYS.filter(function (k) { return typeof object[k] === "string"; });
+    return keys.length ? window.CrosswireImages.fromBase64(object[keys[0]], object.data) : null;
+  }
+
   function scalar(value) {
     if (value === null) return span("j-null", "null");
+    var info = imageInfo(value);
+    if (info) return image(info);
     if (typeof value === "string") return span("j-str", JSON.stringify(value));
     if (typeof value === "number") return span("j-num", String(value));
     if (typeof value === "boolean") return span("j-bool", String(value));
@@ -39,7 +65,8 @@
         row.appendChild(span("j-key", JSON.stringify(key)));
         row.appendChild(span("j-punct", ": "));
       }
-      var child = row.appendChild(node(value[key], depth + 1));
+      var sibling = isArray ? null : siblingImage(value, key);
+      var child = row.appendChild(sibling ? image(sibling) : node(value[key], depth + 1));
       // The comma goes inside a folded block, after its closing bracket, so it stays on that line.
       if (i < keys.length - 1) (child.tagName === "DETAILS" ? child : row).appendChild(span("j-punct", ","));
       body.appendChild(row);
