@@ -10,6 +10,7 @@ from playground.chat.models import RunProcess
 from playground.compare.models import Comparison, ComparisonRun
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
+from playground.mcp.models import MCPServer
 from playground.review.models import Comment, Label, Mention, ShareLink, Verdict
 from playground.teams.models import Invitation, Membership, Role, Team
 from playground.tools.models import Tool
@@ -22,6 +23,7 @@ __all__ = [
     "Endpoint",
     "Invitation",
     "Label",
+    "MCPServer",
     "Membership",
     "Mention",
     "Message",

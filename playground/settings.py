@@ -16,10 +16,12 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -69,6 +71,18 @@ def env_secret(name: str, default: str = "") -> str:
         except OSError as exc:
             raise ImproperlyConfigured(f"{name}_FILE points to {path!r}, which cannot be read: {exc}") from exc
     return os.environ.get(name, default)
+
+
+def env_json_object(name: str) -> dict[str, Any]:
+    """A JSON object from ``NAME`` (or the file ``NAME_FILE``); {} when unset."""
+    text = env_secret(name).strip()
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(f"{name} must be a JSON object, got {type(value).__name__}")
+    return value
 
 
 def _local_secret_key(data_dir: Path) -> str:
@@ -346,6 +360,12 @@ CROSSWIRE_SIMULATOR_KEY = env_secret("CROSSWIRE_SIMULATOR_KEY") or (
 # Delay between simulated stream chunks, so streaming is visible in the browser.
 CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 30)
 
+# The stdio MCP servers teams may choose from (playground/mcp/): a JSON object mapping a name to
+# {"command": ["npx", "-y", "some-mcp-server"], "env": {"NAME": "value"}, "cwd": "/optional"}. Only the administrator
+# sets commands, here or in the file CROSSWIRE_MCP_STDIO_SERVERS_FILE; the UI never takes one. Each process gets
+# PATH, HOME and a few more of the server's variables plus its "env", never Crosswire's own secrets.
+CROSSWIRE_MCP_STDIO_SERVERS = env_json_object("CROSSWIRE_MCP_STDIO_SERVERS")
+
 # Hard limits against abuse and accidents, each refused with a message naming it (docs/deploy.md lists them).
 # Nesting deeper than this in any JSON a user sends (schemas, examples, imports, socket frames) is refused before it
 # is parsed any further, so no handler can hit Python's recursion limit.
@@ -355,9 +375,18 @@ CROSSWIRE_MAX_SCHEMA_BYTES = env_int("CROSSWIRE_MAX_SCHEMA_BYTES", 256 * 1024)
 CROSSWIRE_MAX_CANNED_BYTES = env_int("CROSSWIRE_MAX_CANNED_BYTES", 256 * 1024)
 # An uploaded or pasted tool-set import.
 CROSSWIRE_MAX_IMPORT_BYTES = env_int("CROSSWIRE_MAX_IMPORT_BYTES", 2 * 1024 * 1024)
-# One message typed in the composer. Below daphne's 1 MiB WebSocket limit, so it is refused with a message instead
-# of the socket dropping it.
+# One message typed in the composer (its text; attached images have limits of their own, below). Below daphne's
+# 1 MiB WebSocket limit, so it is refused with a message instead of the socket dropping it.
 CROSSWIRE_MAX_MESSAGE_BYTES = env_int("CROSSWIRE_MAX_MESSAGE_BYTES", 512 * 1024)
+# Images attached to one message: each at most this many bytes once decoded (5 MiB, Anthropic's limit per image),
+# and at most this many. Their base64 (4/3 of the bytes) would pass daphne's 1 MiB limit on an incoming WebSocket
+# message (--websocket-max-message-size, which closes the socket), and raising that would have to be done in every
+# way daphne is started (the image's CMD, runserver, the tests' servers). Instead the page sends a message that big
+# as `part` messages of at most 64 Ki characters each, and the consumer puts them back together up to the text and
+# image limits together (docs/websocket.md). A `send` never crosses the channel layer (the consumer that receives
+# it starts the turn), so neither Redis nor the in-memory layer sees the whole.
+CROSSWIRE_MAX_IMAGE_BYTES = env_int("CROSSWIRE_MAX_IMAGE_BYTES", 5 * 1024 * 1024)
+CROSSWIRE_MAX_IMAGES = env_int("CROSSWIRE_MAX_IMAGES", 4)
 # The largest WebSocket message the server sends; bigger frames are sent in parts (docs/websocket.md).
 CROSSWIRE_MAX_FRAME_BYTES = env_int("CROSSWIRE_MAX_FRAME_BYTES", 256 * 1024)
 # A run's frames reach a socket at most once per this many milliseconds (a 60 Hz display frame, rounded up): a

@@ -12,7 +12,7 @@ from playground.tools.results import ToolFailure, ToolResult
 from playground.tools.schema import check_arguments
 from providers.types import ToolSpec
 
-Mode = Literal["manual", "canned", "builtin"]
+Mode = Literal["manual", "canned", "builtin", "mcp"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,9 @@ class ToolConfig:
     builtin: str = ""
     canned_rules: tuple[canned.CannedRule, ...] = ()
     canned_default: str = ""
+    # Mode "mcp": the MCPServer row that answers and the tool's name on that server (playground/mcp/answer.py).
+    mcp_server_id: int | None = None
+    mcp_tool: str = ""
 
     def spec(self) -> ToolSpec:
         function: dict[str, Any] = {"name": self.name, "description": self.description, "parameters": self.parameters}
@@ -33,6 +36,8 @@ class ToolConfig:
         return {"type": "function", "function": function}  # type: ignore[typeddict-item]
 
     def to_dict(self) -> dict[str, Any]:
+        # Only an MCP tool carries its server, so every other snapshot and export reads exactly as before.
+        mcp = {"mcp_server_id": self.mcp_server_id, "mcp_tool": self.mcp_tool} if self.mode == "mcp" else {}
         return {
             "name": self.name,
             "description": self.description,
@@ -44,6 +49,7 @@ class ToolConfig:
                 {"when": r.when, "response": r.response, "is_error": r.is_error} for r in self.canned_rules
             ],
             "canned_default": self.canned_default,
+            **mcp,
         }
 
     @classmethod
@@ -57,6 +63,8 @@ class ToolConfig:
             builtin=data.get("builtin", ""),
             canned_rules=tuple(canned.CannedRule.from_dict(r) for r in data.get("canned_rules", [])),
             canned_default=data.get("canned_default", ""),
+            mcp_server_id=data.get("mcp_server_id"),
+            mcp_tool=data.get("mcp_tool", ""),
         )
 
 

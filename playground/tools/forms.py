@@ -11,7 +11,7 @@ from django import forms
 
 from playground.tools import limits
 from playground.tools.builtins import BUILTINS
-from playground.tools.models import Tool
+from playground.tools.models import HAND_SET_MODES, Tool
 from playground.tools.schema import Problem, check_tool_name, parse_schema_text, portability
 from providers.jsonsafe import JSONInputError
 
@@ -199,7 +199,7 @@ class ToolForm(forms.Form):
     description = forms.CharField(required=False, strip=False)
     parameters = forms.CharField(required=False, strip=False)
     strict = forms.BooleanField(required=False)
-    mode = forms.ChoiceField(choices=Tool.Mode.choices, initial=Tool.Mode.MANUAL)
+    mode = forms.ChoiceField(choices=HAND_SET_MODES, initial=Tool.Mode.MANUAL)
     builtin = forms.ChoiceField(choices=[("", "Choose…"), *((n, n) for n in BUILTINS)], required=False)
     canned_default = forms.CharField(required=False, strip=False)
 

@@ -18,7 +18,7 @@ from playground.tools import limits
 from playground.tools.builtins import BUILTINS
 from playground.tools.config import ToolConfig
 from playground.tools.forms import check_when, unique_name
-from playground.tools.models import Tool
+from playground.tools.models import HAND_SET_MODES, Tool
 from playground.tools.schema import check_schema, check_schema_limits, check_tool_name
 from providers import anthropic
 from providers.jsonsafe import JSONInputError
@@ -151,8 +151,10 @@ def _answer_problem(answer: Any, what: str) -> str:
 
 def _crosswire_problems(fields: dict[str, Any]) -> list[str]:
     mode = fields.get("mode", Tool.Mode.MANUAL)
+    if mode == Tool.Mode.MCP:
+        return ["mode: 'mcp' tools come from an MCP server; add the server to the team and sync its tools."]
     if mode not in Tool.Mode.values:
-        return [f"mode: {mode!r} is not one of {', '.join(Tool.Mode.values)}."]
+        return [f"mode: {mode!r} is not one of {', '.join(v for v, _ in HAND_SET_MODES)}."]
     if mode == Tool.Mode.BUILTIN and fields.get("builtin") not in BUILTINS:
         return [f"builtin: {fields.get('builtin')!r} is not a built-in tool ({', '.join(BUILTINS)})."]
     problems = _rule_problems(fields.get("canned_rules", []))

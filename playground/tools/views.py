@@ -17,7 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 from playground.teams import access
 from playground.tools.builtins import BUILTINS
 from playground.tools.forms import SCHEMA_TEMPLATES, ToolForm, name_problems, unique_name
-from playground.tools.models import Tool
+from playground.tools.models import HAND_SET_MODES, Tool
 from playground.tools.schema import Problem, portability
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def editor_context(
         "rules": form.rules,
         "next_rule_index": max((r.index for r in form.rules), default=-1) + 1,
         "rule_template": {"index": "__index__"},  # the <template> row tools.js copies
-        "modes": Tool.Mode.choices,
+        "modes": HAND_SET_MODES,
         "builtins": BUILTINS.values(),
         "builtin": builtin,
         "templates": SCHEMA_TEMPLATES.values(),
