@@ -11,7 +11,9 @@ upstream counts each one's deltas. The upstream waits before answering so the pa
 browser's are: the bench measures streaming, not how fast a client connects.
 
 Added latency per delta = when its frame reaches the column's socket - when the upstream wrote it, on the same
-monotonic clock. A column's p99 together is divided by the p99 of the column run alone; the worst column decides.
+monotonic clock. A column's p99 together is divided by the p99 of the column run alone; the worst column gives the
+pair's ratio. The pairs run in turn (five by default) and the median ratio decides: a p99 of a few milliseconds moves
+by that much with one scheduling hiccup, so a single pair can land on either side.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="deltas per second per column")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--chars", type=int, default=32)
+    parser.add_argument("--pairs", type=int, default=5, help="alone/together pairs; the median ratio decides")
     parser.add_argument(
         "--frame-interval-ms", type=int, default=None, help="CROSSWIRE_FRAME_INTERVAL_MS for the app (default: its own)"
     )
@@ -133,12 +136,29 @@ def main() -> None:
             60,
         )
         _warm_up(warm, app.conversation_ids[0])
-        alone = measure(app, upstream, 1, "alone", args)
-        together = measure(app, upstream, args.columns, "together", args)
-    report(args, alone[0], together)
+        ratios = []
+        for pair in range(args.pairs):
+            alone = measure(app, upstream, 1, f"alone-{pair}", args)
+            together = measure(app, upstream, args.columns, f"together-{pair}", args)
+            ratios.append(report(args, alone[0], together))
+    verdict(ratios)
 
 
-def report(args: argparse.Namespace, alone: ChatResult, together: list[ChatResult]) -> None:
+def verdict(ratios: list[tuple[float, bool]]) -> None:
+    """The median pair decides: one column's p99 over 500 deltas moves by milliseconds from run to run (a single
+    scheduling hiccup of the 2-core machine), so one pair alone can land either side of the target."""
+    values = sorted(ratio for ratio, _ in ratios)
+    median = values[len(values) // 2]
+    whole = all(ok for _, ok in ratios)
+    met = median <= TARGET_RATIO and whole
+    listed = ", ".join(f"{ratio:.2f}x" for ratio, _ in ratios)
+    print(
+        f"\nmedian of {len(ratios)} pairs (alone, then together): {median:.2f}x ({listed});"
+        f" target <= {TARGET_RATIO:g}x: {'MET' if met else 'MISSED'}"
+    )
+
+
+def report(args: argparse.Namespace, alone: ChatResult, together: list[ChatResult]) -> tuple[float, bool]:
     expected = round(args.rate * args.seconds)
     print(f"\n{args.columns} columns x {args.rate:g} deltas/s x {args.seconds:g} s, one daphne process (ms)")
     print(f"  {'run':18s} {'p50':>7s} {'p99':>7s} {'max':>8s} {'deltas':>8s}")
@@ -151,11 +171,8 @@ def report(args: argparse.Namespace, alone: ChatResult, together: list[ChatResul
         )
     worst = max(p99(r) for r in together) / p99(alone)
     whole = all(len(r.seqs) == expected and r.in_order for r in [alone, *together])
-    met = worst <= TARGET_RATIO and whole
-    print(
-        f"worst column p99 together / alone: {worst:.2f}x (target <= {TARGET_RATIO:g}x)"
-        f"{'' if whole else ', with deltas missing or out of order'}: {'MET' if met else 'MISSED'}"
-    )
+    print(f"worst column p99 together / alone: {worst:.2f}x{'' if whole else ', with deltas missing or out of order'}")
+    return worst, whole
 
 
 if __name__ == "__main__":
