@@ -13,9 +13,10 @@
   function pretty(text) {
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
   }
-  // A refresh of a server-rendered part that never loses one: htmx drops a request on an element that already has
-  // one in flight (and still resolves its promise), so a refresh asked for meanwhile (a run ending while the last
-  // one is on its way) would read the state before the end, and its callback would clear the live drawing anyway.
+  // A refresh of a server-rendered part that never loses one: htmx queues a request on an element that already has
+  // one in flight, keeps only the last queued, and resolves the queued one's promise at once, so a refresh asked for
+  // meanwhile (a run ending while the last one is on its way) could be lost while its callback cleared the live
+  // drawing anyway.
   // Here it runs again once the first lands, and the callbacks wait for a refresh that started after they asked.
   function refresher(url, target, after) {
     var busy = false, again = false, waiting = [];
@@ -23,7 +24,10 @@
       busy = true;
       var callbacks = waiting;
       waiting = [];
-      window.htmx.ajax("GET", url(), { target: target, swap: "outerHTML" }).then(function () {
+      // The target is also the source: htmx syncs requests per source element, and without one every call shares
+      // the body, so a refresh of one part queues behind another's and is dropped by the next (its promise resolved
+      // at once, with nothing swapped).
+      window.htmx.ajax("GET", url(), { source: target, target: target, swap: "outerHTML" }).then(function () {
         busy = false;
         callbacks.forEach(function (then) { then(); });
         if (after) after();

@@ -188,7 +188,8 @@
     if (!el || !el.dataset.refreshUrl || !window.htmx) return;
     if (busy(el)) { el.dataset.stale = "1"; return; }
     delete el.dataset.stale;
-    window.htmx.ajax("GET", el.dataset.refreshUrl, { target: el, swap: "outerHTML" }).then(function () {
+    // The part is its own source: parts refreshed together must not queue behind (and drop) each other on the body.
+    window.htmx.ajax("GET", el.dataset.refreshUrl, { source: el, target: el, swap: "outerHTML" }).then(function () {
       var fresh = highlight && document.getElementById("comment-" + highlight);
       if (fresh) flash(fresh);
     });
