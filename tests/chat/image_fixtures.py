@@ -8,10 +8,10 @@ from typing import Any
 
 from PIL import Image
 
-# The same 1x1 PNG the provider tests use (tests/providers/image_fixtures.py): 70 bytes once decoded.
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP438DwHwAGgAJ/EEwb4QAAAABJRU5ErkJggg=="
-PNG_BYTES = 70
-PNG_URL = f"data:image/png;base64,{PNG}"
+# The same 1x1 PNG the provider tests use: 70 bytes once decoded.
+from tests.providers.image_fixtures import PNG, PNG_BYTES, PNG_URL
+
+__all__ = ["PNG", "PNG_BYTES", "PNG_URL", "attached", "encoded"]
 
 
 def encoded(kind: str, size: tuple[int, int] = (4, 3)) -> str:
