@@ -159,7 +159,7 @@ def test_setup_demo_registers_the_simulated_endpoints_and_example_tools(settings
     assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[2].model_names)
     assert {"sim-1", "sim-cut", "sim-429"} <= set(simulated[3].model_names)
     demo_tools = set(Tool.objects.filter(team__name="Demo team").values_list("name", flat=True))
-    assert demo_tools == {"get_weather", "calculator", "lookup_order", "search_docs"}
+    assert demo_tools == {"get_weather", "calculator", "lookup_order", "search_docs", "bar_chart"}
 
 
 def test_setup_demo_refuses_when_debug_is_off(settings: SettingsWrapper, django_user_model: type[User]) -> None:
