@@ -44,7 +44,7 @@ def test_many_raw_events_stay_behind_a_button_and_few_are_inline(client: Client,
     assert events.count('data-testid="wire-event"') == INLINE_EVENTS + 500 and MARK in events
 
 
-def test_the_event_count_is_read_by_the_database_on_both_engines(client: Client, team: Team, alice: User) -> None:
+def test_the_event_count_saved_with_each_round_trip_sizes_its_pane(client: Client, team: Team, alice: User) -> None:
     conversation = saved_chat(team, alice)
     RoundTrip.objects.create(conversation=conversation, position=1, format="anthropic", wire_events=_many_events(7))
     views = page_round_trips(conversation, PaneLinks(conversation.pk))
