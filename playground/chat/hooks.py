@@ -158,13 +158,13 @@ class ConversationHooks:
         self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
-        meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"]}
+        meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"], **(result.meta or {})}
         message: InternalMessage = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
         if result.is_error:
             message["is_error"] = True
         await self._save_message(message, complete=True, meta=meta)
         frame = {"type": "tool.result", "call_id": call["id"], "content": result.content, "is_error": result.is_error}
-        self.run.emit({**frame, **meta}, live=False)
+        self.run.emit({**frame, "source": result.source, "attempt": attempt, "tool": meta["tool"]}, live=False)
 
     async def manual_result(self, call: ToolCall) -> ToolResult:
         answer = await self._ask(call, "manual")

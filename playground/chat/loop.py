@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -19,6 +20,10 @@ from providers.errors import ProviderError
 from providers.types import ChatRequest, Message, ToolCall
 
 Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "max_tokens", "cancelled"]
+
+
+# Answers a call the loop cannot answer itself (a tool of an MCP server); None when the tool is not its kind.
+RemoteAnswer = Callable[[ToolConfig, dict[str, Any]], Awaitable[ToolResult | None]]
 
 
 class LoopHookError(RuntimeError):
@@ -73,6 +78,7 @@ class ToolLoop:
     # A replay's original answers by call key (tools.results.call_key): reused for the same call, so a replay is
     # deterministic wherever the new model does what the original did.
     recorded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
+    remote: RemoteAnswer | None = None
 
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
@@ -186,6 +192,8 @@ class ToolLoop:
             text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
             return await self._deliver(call, ToolResult(text, True, "validation"))
         result = self.recorded.get(call_key(tool.name, check.value)) or answer_automatically(tool, check.value)
+        if result is None and self.remote is not None:
+            result = await self.remote(tool, check.value)
         if result is None:
             result = await self.hooks.manual_result(call)
         return await self._deliver(call, result)

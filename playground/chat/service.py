@@ -22,6 +22,7 @@ from playground.conversations.models import Conversation
 from playground.conversations.search_index import index_conversation
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
+from playground.mcp.answer import answerer as mcp_answerer
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
 from playground.tools.images import ImageRefused
@@ -284,7 +285,8 @@ def _loop(
     request = build_request(conversation, options, list(tools.values()), history)
     loop_settings = LoopSettings(options.max_round_trips, options.max_invalid_retries, options.approve)
     recorded = recorded_results(conversation.recorded_results or [])
-    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded)
+    remote = mcp_answerer(conversation.team_id)
+    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote)
 
 
 def build_request(

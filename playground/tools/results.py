@@ -19,6 +19,8 @@ class ToolResult:
     content: Content  # text, or content parts (text and image_url) when the result holds an image
     is_error: bool = False
     source: str = ""  # "builtin:calculator", "canned:rule 2", "canned:default", "manual", "validation"
+    # Saved with the tool message, beside the result (an MCP call's JSON-RPC traffic); never sent to the model.
+    meta: Mapping[str, Any] | None = None
 
 
 def call_key(name: str, arguments: Any) -> tuple[str, str]:
