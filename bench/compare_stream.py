@@ -40,6 +40,11 @@ FIRST_BYTE_DELAY_S = 2.0
 
 def start_comparison(app: App, columns: int, text: str) -> list[int]:
     """Submit the Compare form as a browser does; the conversation ids of the columns, in order."""
+    return submit_comparison(app, columns, text)[1]
+
+
+def submit_comparison(app: App, columns: int, text: str) -> tuple[str, list[int]]:
+    """Submit the Compare form as a browser does; the comparison's page and its columns' conversation ids."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     opener.addheaders = [("Cookie", f"sessionid={app.session}")]
@@ -58,22 +63,22 @@ def start_comparison(app: App, columns: int, text: str) -> list[int]:
         form += [(f"col-{i}-endpoint_id", str(app.endpoint_id)), (f"col-{i}-model", f"col-{i}")]
         form += [(f"col-{i}-max_tokens", "100000")]
     try:
-        html = _post(app, "/compare/run/", form, csrf)
+        url, html = _post(app, "/compare/run/", form, csrf)
     except urllib.error.HTTPError as refused:
         errors = re.findall(r'role="alert">(.*?)</div>\s*</div>', refused.read().decode(), re.S)
         raise SystemExit(f"the Compare form refused the comparison: {' '.join(errors).split()}") from None
     ids = [int(i) for i in re.findall(r'data-testid="compare-column"[^>]*?data-conversation="(\d+)"', html, re.S)]
     assert len(ids) == columns, f"expected {columns} columns on the comparison page, found {len(ids)}"
-    return ids
+    return url, ids
 
 
-def _post(app: App, path: str, form: list[tuple[str, str]], csrf: str) -> str:
-    """A form POST as the page sends it (session and CSRF cookies); the page it ends on."""
+def _post(app: App, path: str, form: list[tuple[str, str]], csrf: str) -> tuple[str, str]:
+    """A form POST as the page sends it (session and CSRF cookies); the page it ends on: its URL and HTML."""
     request = urllib.request.Request(f"{app.server.url}{path}", data=urllib.parse.urlencode(form).encode())
     request.add_header("Cookie", f"sessionid={app.session}; csrftoken={csrf}")
     request.add_header("Referer", f"{app.server.url}/compare/")
     with urllib.request.urlopen(request, timeout=30) as response:
-        return str(response.read().decode())
+        return response.geturl(), str(response.read().decode())
 
 
 async def follow(target: Target, conversation_ids: list[int]) -> list[ChatResult]:
