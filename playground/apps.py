@@ -10,3 +10,6 @@ class PlaygroundConfig(AppConfig):
 
     def ready(self) -> None:
         from playground.teams import signals  # noqa: F401  (connects the receivers)
+        from playground.tools.startup import load_tool_modules
+
+        load_tool_modules()

@@ -311,6 +311,14 @@ CROSSWIRE_SIMULATOR_PACE_MS = env_int("CROSSWIRE_SIMULATOR_PACE_MS", 30)
 # PATH, HOME and a few more of the server's variables plus its "env", never Crosswire's own secrets.
 CROSSWIRE_MCP_STDIO_SERVERS = env_json_object("CROSSWIRE_MCP_STDIO_SERVERS")
 
+# Python modules whose @tool functions become built-in tools (playground/tools/modules.py), as comma-separated import
+# paths; the example tools are one such module, so a list without it drops them. A module that cannot be loaded
+# stops the start. Each call may take CROSSWIRE_TOOL_TIMEOUT seconds (a tool can ask for another limit).
+CROSSWIRE_TOOL_MODULES = env_list("CROSSWIRE_TOOL_MODULES", ["playground.tools.examples"])
+CROSSWIRE_TOOL_TIMEOUT = env_int("CROSSWIRE_TOOL_TIMEOUT", 10)
+if CROSSWIRE_TOOL_TIMEOUT < 1:
+    raise ImproperlyConfigured(f"CROSSWIRE_TOOL_TIMEOUT must be at least 1 second, got {CROSSWIRE_TOOL_TIMEOUT}")
+
 # Hard limits against abuse and accidents, each refused with a message naming it (docs/deploy.md lists them).
 # Nesting deeper than this in any JSON a user sends (schemas, examples, imports, socket frames) is refused before it
 # is parsed any further, so no handler can hit Python's recursion limit.

@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from playground.tools.config import ToolConfig, answer_automatically
+from playground.tools.config import ToolConfig, answer_module_tool
 from playground.tools.results import ToolResult, call_key
 from playground.tools.schema import check_arguments
 from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
 from providers.errors import ProviderError
+from providers.strategies import fallback
 from providers.types import ChatRequest, Message, ToolCall
 
 Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "max_tokens", "cancelled"]
@@ -191,7 +192,9 @@ class ToolLoop:
             self.invalid_attempts[tool.name] += 1
             text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
             return await self._deliver(call, ToolResult(text, True, "validation"))
-        result = self.recorded.get(call_key(tool.name, check.value)) or answer_automatically(tool, check.value)
+        result = self.recorded.get(call_key(tool.name, check.value))
+        if result is None:
+            result = await answer_module_tool(tool, check.value)  # the event loop stays free while a tool works
         if result is None and self.remote is not None:
             result = await self.remote(tool, check.value)
         if result is None:

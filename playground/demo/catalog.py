@@ -6,8 +6,9 @@ from typing import Any
 
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
-from playground.tools.builtins import BUILTINS
+from playground.tools import examples
 from playground.tools.models import Tool
+from playground.tools.modules import described
 from providers.simulator import anthropic_server, gemini_server, openai_server, responses_server
 
 SIMULATED = (
@@ -38,25 +39,28 @@ def load_simulated_endpoints() -> list[Endpoint]:
     return endpoints
 
 
+# Straight from the examples module, so the demo data does not depend on which tool modules are configured.
+_WEATHER, _CALCULATOR, _CHART = (described(f) for f in (examples.get_weather, examples.calculator, examples.bar_chart))
+
 EXAMPLE_TOOLS: list[dict[str, Any]] = [
     {
         "name": "get_weather",
         "description": "Current weather for a city.",
-        "parameters": BUILTINS["get_weather"].parameters,
+        "parameters": _WEATHER.parameters,
         "mode": Tool.Mode.BUILTIN,
         "builtin": "get_weather",
     },
     {
         "name": "calculator",
-        "description": BUILTINS["calculator"].description,
-        "parameters": BUILTINS["calculator"].parameters,
+        "description": _CALCULATOR.description,
+        "parameters": _CALCULATOR.parameters,
         "mode": Tool.Mode.BUILTIN,
         "builtin": "calculator",
     },
     {
         "name": "bar_chart",
-        "description": BUILTINS["bar_chart"].description,
-        "parameters": BUILTINS["bar_chart"].parameters,
+        "description": _CHART.description,
+        "parameters": _CHART.parameters,
         "mode": Tool.Mode.BUILTIN,
         "builtin": "bar_chart",
     },

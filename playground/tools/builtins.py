@@ -1,29 +1,39 @@
-"""The small, safe set of built-in tools: no user code, no network, deterministic where it can be.
+"""The built-in tools: every ``@tool`` function of the modules named in ``CROSSWIRE_TOOL_MODULES``, by name.
 
-Each built-in is a JSON Schema plus a function from validated arguments to a result (a string, or content parts
-when it returns an image, as ``bar_chart`` does), so a conversation that uses them replays identically (the clock and
-the seeded random aside, which say so in their results).
+``BUILTINS`` starts with the example tools (``playground.tools.examples``), so a plain unit test has them; at start
+the app replaces them with the configured modules (``install``, called from ``PlaygroundConfig.ready``). A module
+that cannot be imported, a function that cannot be described and two tools with the same name stop the start with
+ImproperlyConfigured naming the module: a misconfigured server never runs with tools silently missing. Stored tools
+refer to a built-in by name, so a name must stay stable once teams use it.
+
+Running one: ``run`` (async: a coroutine function is awaited, a plain one runs in a worker thread) and
+``run_blocking`` (the same from synchronous code), both within the tool's time limit. A plain function past its
+limit cannot be interrupted: its result is dropped and the thread finishes on its own.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
-import random
-from collections.abc import Callable
+import asyncio
+import importlib
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent import futures
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import simpleeval
-from simpleeval import SimpleEval
-
-from playground.tools import chart
 from playground.tools.content import Content
-from playground.tools.results import ToolFailure
+from playground.tools.modules import ToolDefinitionError, ToolFunction, tools_in
+
+DEFAULT_MODULES = ("playground.tools.examples",)
+DEFAULT_TIMEOUT = 10.0  # seconds; CROSSWIRE_TOOL_TIMEOUT overrides it, and @tool(timeout=...) for one tool
+
+
+class ToolModuleError(Exception):
+    """A configured tool module cannot be loaded; the message names it and says why."""
+
+
+class ToolTimeout(Exception):
+    """The tool ran past its time limit (not a TimeoutError the tool raised itself)."""
 
 
 @dataclass(frozen=True)
@@ -31,144 +41,92 @@ class Builtin:
     name: str
     description: str
     parameters: dict[str, Any]
-    run: Callable[[dict[str, Any]], Content]
+    # Validates then calls: the result, or for an async tool the awaitable of it. Raises ToolArgumentsError,
+    # ToolFailure, or whatever the function raises.
+    run: Callable[[dict[str, Any]], Content | Awaitable[Content]]
+    is_async: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    module: str = ""
 
 
-# Big integers are computed before anything can time out: 9**3999999 would hold the event loop for seconds.
-MAX_BITS = 4096  # about 1,200 decimal digits
+def _builtin(function: ToolFunction, module: str, timeout: float) -> Builtin:
+    return Builtin(
+        name=function.name,
+        description=function.description,
+        parameters=function.parameters,
+        run=function.call,
+        is_async=function.is_async,
+        timeout=function.timeout or timeout,
+        module=module,
+    )
 
 
-def _too_large() -> ToolFailure:
-    return ToolFailure(f"The result would be too large (over {MAX_BITS} bits).")
+def load(modules: Iterable[str], *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Builtin]:
+    """The tools of these modules by name; ToolModuleError when one cannot be imported or two share a name."""
+    found: dict[str, Builtin] = {}
+    for path in modules:
+        try:
+            module = importlib.import_module(path)
+        except ToolDefinitionError as exc:
+            problem = f"{path!r} defines a tool Crosswire cannot use: {exc}"
+            raise ToolModuleError(f"CROSSWIRE_TOOL_MODULES: {problem}") from exc
+        except Exception as exc:  # ImportError, or anything the module raised while being imported
+            problem = f"cannot import {path!r}: {type(exc).__name__}: {exc}"
+            raise ToolModuleError(f"CROSSWIRE_TOOL_MODULES: {problem}") from exc
+        tools = tools_in(module)
+        if not tools:
+            raise ToolModuleError(f"CROSSWIRE_TOOL_MODULES: {path!r} defines no @tool function")
+        for function in tools:
+            if function.name in found:
+                raise ToolModuleError(
+                    f"CROSSWIRE_TOOL_MODULES: two tools are called {function.name!r} "
+                    f"(in {found[function.name].module!r} and {path!r}); names must be unique"
+                )
+            found[function.name] = _builtin(function, path, timeout)
+    return found
 
 
-def _mult(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_BITS:
-        raise _too_large()
-    return simpleeval.safe_mult(a, b)
+BUILTINS: dict[str, Builtin] = load(DEFAULT_MODULES)
 
 
-def _power(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and a.bit_length() * b > MAX_BITS:
-        raise _too_large()
-    return simpleeval.safe_power(a, b)
+def install(modules: Iterable[str], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Replace the built-ins in place (every importer holds this same dict) with the tools of ``modules``."""
+    loaded = load(modules, timeout=timeout)
+    BUILTINS.clear()
+    BUILTINS.update(loaded)
 
 
-def _calculator(args: dict[str, Any]) -> str:
-    operators = {**simpleeval.DEFAULT_OPERATORS, ast.Mult: _mult, ast.Pow: _power}
-    evaluator = SimpleEval(operators=operators, functions={"abs": abs, "round": round, "min": min, "max": max})
+async def run(builtin: Builtin, arguments: dict[str, Any]) -> Content:
+    """Run a built-in off the event loop, within its time limit; ToolTimeout past it."""
+    # Validation happens here, before anything is awaited or handed to a thread.
+    work = builtin.run(arguments) if builtin.is_async else asyncio.to_thread(builtin.run, arguments)
+    task = asyncio.ensure_future(work)  # type: ignore[arg-type]
     try:
-        value = evaluator.eval(str(args["expression"]))
-        return json.dumps({"expression": args["expression"], "result": value})
-    except ToolFailure:
-        raise
-    except Exception as exc:  # simpleeval, overflow and json raise many kinds; all mean "cannot evaluate"
-        raise ToolFailure(f"Cannot evaluate {args['expression']!r}: {exc}") from None
+        # wait() rather than wait_for(): a TimeoutError the tool raises itself stays the tool's error.
+        done, _ = await asyncio.wait({task}, timeout=builtin.timeout)
+    finally:
+        if not task.done():  # past the limit, or the run was stopped while waiting
+            task.cancel()
+    if not done:
+        raise ToolTimeout(_limit_message(builtin))
+    return task.result()  # type: ignore[no-any-return]
 
 
-def _current_time(args: dict[str, Any]) -> str:
-    name = args.get("timezone") or "UTC"
-    try:
-        zone = ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ToolFailure(f"Unknown time zone {name!r}; use an IANA name such as Europe/Paris.") from None
-    now = datetime.now(UTC).astimezone(zone)
-    return json.dumps({"timezone": name, "iso": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A")})
+# Synchronous callers wait on these threads; a plain tool past its limit keeps its thread until it returns.
+_WORKERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="crosswire-tool")
 
 
-@lru_cache(maxsize=1)
-def _units() -> Any:
-    import pint  # loaded on first use: its unit registry takes a moment to build
-
-    return pint.UnitRegistry()
-
-
-def _convert_units(args: dict[str, Any]) -> str:
-    ureg = _units()
-    try:
-        quantity = ureg.Quantity(float(args["value"]), str(args["from_unit"]))
-        converted = quantity.to(str(args["to_unit"]))
-    except Exception as exc:  # pint raises undefined-unit and dimensionality errors
-        raise ToolFailure(f"Cannot convert {args['from_unit']} to {args['to_unit']}: {exc}") from None
-    return json.dumps({"value": round(converted.magnitude, 6), "unit": args["to_unit"]})
+def run_blocking(builtin: Builtin, arguments: dict[str, Any]) -> Content:
+    """``run`` for synchronous code: the calling thread waits, at most the tool's time limit."""
+    if builtin.is_async:
+        # A fresh event loop on a worker thread: the caller may itself be inside a running loop.
+        return _WORKERS.submit(asyncio.run, run(builtin, arguments)).result()
+    future = _WORKERS.submit(builtin.run, arguments)
+    done, _ = futures.wait([future], timeout=builtin.timeout)
+    if not done:
+        raise ToolTimeout(_limit_message(builtin))
+    return future.result()  # type: ignore[return-value]
 
 
-def _random_number(args: dict[str, Any]) -> str:
-    low, high = int(args.get("min", 1)), int(args.get("max", 100))
-    if low > high:
-        raise ToolFailure(f"min ({low}) is greater than max ({high}).")
-    seed = int(args.get("seed", 0))
-    return json.dumps({"value": random.Random(seed).randint(low, high), "seed": seed})
-
-
-_CONDITIONS = ["sunny", "partly cloudy", "cloudy", "light rain", "showers", "windy", "snow", "fog"]
-
-
-def _weather(args: dict[str, Any]) -> str:
-    city = str(args["city"]).strip()
-    unit = args.get("unit", "celsius")
-    # A fake but stable forecast: the same city always gets the same weather, so replays repeat.
-    digest = int(hashlib.sha256(city.lower().encode()).hexdigest(), 16)
-    celsius = digest % 35 - 5
-    temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
-    condition = _CONDITIONS[digest % len(_CONDITIONS)]
-    return json.dumps({"city": city, "temperature": temperature, "unit": unit, "condition": condition})
-
-
-def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-
-
-BUILTINS: dict[str, Builtin] = {
-    b.name: b
-    for b in [
-        Builtin(
-            "calculator",
-            "Evaluate an arithmetic expression such as (2 + 3) * 4 / 7.",
-            _object({"expression": {"type": "string", "description": "Arithmetic, e.g. 2 ** 10 / 3"}}, ["expression"]),
-            _calculator,
-        ),
-        Builtin(
-            "current_time",
-            "The current date and time in a time zone.",
-            _object({"timezone": {"type": "string", "description": "IANA name, e.g. Europe/Paris"}}, ["timezone"]),
-            _current_time,
-        ),
-        Builtin(
-            "convert_units",
-            "Convert a quantity between units (length, mass, temperature, volume, speed...).",
-            _object(
-                {
-                    "value": {"type": "number"},
-                    "from_unit": {"type": "string", "description": "e.g. mile, kg, degF"},
-                    "to_unit": {"type": "string", "description": "e.g. km, lb, degC"},
-                },
-                ["value", "from_unit", "to_unit"],
-            ),
-            _convert_units,
-        ),
-        Builtin(
-            "random_number",
-            "A random integer between min and max, reproducible with a seed.",
-            _object(
-                {"min": {"type": "integer"}, "max": {"type": "integer"}, "seed": {"type": "integer"}}, ["min", "max"]
-            ),
-            _random_number,
-        ),
-        Builtin(
-            "get_weather",
-            "Current weather for a city (a simulated weather service).",
-            _object(
-                {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-                ["city"],
-            ),
-            _weather,
-        ),
-        Builtin(
-            "bar_chart",
-            "Draw a bar chart of labelled values; returns a PNG image and a short summary.",
-            chart.PARAMETERS,
-            chart.bar_chart,
-        ),
-    ]
-}
+def _limit_message(builtin: Builtin) -> str:
+    return f"{builtin.name} did not finish within its time limit of {builtin.timeout:g} s and was stopped."

@@ -1,4 +1,5 @@
-"""The ``bar_chart`` built-in: a small PNG bar chart, returned as a text summary and the image (content parts).
+"""The ``bar_chart`` built-in's drawing (the tool itself is in ``examples``): a small PNG bar chart, returned as a
+text summary and the image (content parts).
 
 Drawn with Pillow and its bundled font, so the same arguments give the same bytes on any machine and a replayed
 conversation gets the very same image. The model reads the summary; a vision model can read the chart too.
@@ -25,34 +26,9 @@ TICKS = 4
 BAR = "#4f6bed"
 INK, GRID, MUTED = "#1f2430", "#e3e6ee", "#5b6275"
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "title": {"type": "string", "description": "Shown above the chart, e.g. Sales by quarter"},
-        "bars": {
-            "type": "array",
-            "description": f"One bar per item, in order (at most {MAX_BARS})",
-            "minItems": 1,
-            "maxItems": MAX_BARS,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "label": {"type": "string", "description": "e.g. Q1"},
-                    "value": {"type": "number"},
-                },
-                "required": ["label", "value"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["title", "bars"],
-    "additionalProperties": False,
-}
 
-
-def bar_chart(args: dict[str, Any]) -> Content:
-    title = str(args["title"]).strip() or "Untitled"
-    bars = [(str(bar["label"]), float(bar["value"])) for bar in args["bars"]]
+def bar_chart(title: str, bars: list[tuple[str, float]]) -> Content:
+    title = title.strip() or "Untitled"
     if not bars or len(bars) > MAX_BARS:
         raise ToolFailure(f"Give between 1 and {MAX_BARS} bars; got {len(bars)}.")
     png = render_png(title, bars)

@@ -6,8 +6,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from playground.tools import canned
-from playground.tools.builtins import BUILTINS
+from playground.tools import builtins, canned
+from playground.tools.builtins import Builtin, ToolTimeout
+from playground.tools.content import as_content
+from playground.tools.modules import ToolArgumentsError
 from playground.tools.results import ToolFailure, ToolResult
 from playground.tools.schema import check_arguments
 from providers.types import ToolSpec
@@ -72,22 +74,60 @@ def _problems(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
     return check_arguments(schema, json.dumps(arguments)).summary()
 
 
+def _refusal(tool: ToolConfig, arguments: dict[str, Any]) -> tuple[Builtin | None, ToolResult | None]:
+    """The built-in that answers, or the result that answers instead of running it (unknown, invalid arguments)."""
+    builtin = builtins.BUILTINS.get(tool.builtin)
+    if builtin is None:
+        return None, ToolResult(f"Unknown built-in {tool.builtin!r}.", True, "builtin")
+    # The tool's own schema may have been loosened by hand: the built-in still needs what it declares.
+    problems = _problems(builtin.parameters, arguments)
+    if problems:
+        return None, ToolResult(f"Invalid arguments for {builtin.name}: {problems}", True, f"builtin:{builtin.name}")
+    return builtin, None
+
+
+def _failure(builtin: Builtin, exc: Exception) -> ToolResult:
+    source = f"builtin:{builtin.name}"
+    if isinstance(exc, ToolFailure | ToolTimeout):
+        return ToolResult(str(exc), True, source)
+    if isinstance(exc, ToolArgumentsError):  # the function's own model refused what the schema let through
+        return ToolResult(f"Invalid arguments for {builtin.name}: {exc}", True, source)
+    # A bug in one tool must not end the run: the model gets the error instead.
+    return ToolResult(f"{builtin.name} failed: {type(exc).__name__}: {exc}", True, source)
+
+
+def _result(builtin: Builtin, value: Any) -> ToolResult:
+    return ToolResult(as_content(value), False, f"builtin:{builtin.name}")
+
+
 def answer_automatically(tool: ToolConfig, arguments: dict[str, Any]) -> ToolResult | None:
-    """The result of a canned or built-in tool; None when a person must answer (manual mode)."""
+    """The result of a canned or built-in tool; None when a person must answer (manual mode).
+
+    A built-in runs on a worker thread while this thread waits (at most its time limit); from async code prefer
+    ``answer_module_tool``, which waits without holding the event loop.
+    """
     if tool.mode == "canned":
         return canned.answer(list(tool.canned_rules), tool.canned_default, arguments)
-    if tool.mode == "builtin":
-        builtin = BUILTINS.get(tool.builtin)
-        if builtin is None:
-            return ToolResult(f"Unknown built-in {tool.builtin!r}.", True, "builtin")
-        # The tool's own schema may have been loosened by hand: the built-in still needs what it declares.
-        problems = _problems(builtin.parameters, arguments)
-        if problems:
-            return ToolResult(f"Invalid arguments for {builtin.name}: {problems}", True, f"builtin:{builtin.name}")
-        try:
-            return ToolResult(builtin.run(arguments), False, f"builtin:{builtin.name}")
-        except ToolFailure as exc:
-            return ToolResult(str(exc), True, f"builtin:{builtin.name}")
-        except Exception as exc:  # a bug in one tool must not end the run: the model gets the error instead
-            return ToolResult(f"{builtin.name} failed: {type(exc).__name__}: {exc}", True, f"builtin:{builtin.name}")
-    return None
+    if tool.mode != "builtin":
+        return None
+    builtin, refused = _refusal(tool, arguments)
+    if builtin is None:
+        return refused
+    try:
+        return _result(builtin, builtins.run_blocking(builtin, arguments))
+    except Exception as exc:
+        return _failure(builtin, exc)
+
+
+async def answer_module_tool(tool: ToolConfig, arguments: dict[str, Any]) -> ToolResult | None:
+    """``answer_automatically`` for async callers: an async built-in is awaited, a plain one runs in a thread, both
+    within their time limit, and the event loop stays free meanwhile."""
+    if tool.mode != "builtin":
+        return answer_automatically(tool, arguments)
+    builtin, refused = _refusal(tool, arguments)
+    if builtin is None:
+        return refused
+    try:
+        return _result(builtin, await builtins.run(builtin, arguments))
+    except Exception as exc:
+        return _failure(builtin, exc)

@@ -84,3 +84,15 @@ def _image_problem(part: dict[str, Any], max_image_bytes: int) -> str:
         # Not corrected here, as the composer does: this text is sent as typed, and providers refuse a wrong label.
         return f"the data URL says {image.declared or 'nothing'} but the bytes are {image.media_type}."
     return ""
+
+
+def as_content(value: Any) -> Content:
+    """What a tool function returned, as a result: text as it is, well-formed content parts as parts, and anything
+    else (numbers, dicts, lists, pydantic models, None) as its JSON text."""
+    if isinstance(value, str):
+        return value
+    if _meant_as_parts(value) and not any(_shape_problem(part) for part in value):
+        return list(value)
+    if hasattr(value, "model_dump"):  # a pydantic model: its JSON form (enums as values, dates as ISO text)
+        value = value.model_dump(mode="json")
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -18,8 +18,9 @@ from django_htmx.http import reswap, retarget
 from playground.tools import limits
 from playground.tools.builtins import BUILTINS
 from playground.tools.forms import SCHEMA_TEMPLATES, ToolForm, pretty, schema_report
+from playground.tools.portability import refusing
 from playground.tools.schema import schema_from_example
-from playground.tools.views import editable_team, editor_context, name_check, team_tool
+from playground.tools.views import editable_team, editor_context, name_check, portability_of, team_tool
 from providers.jsonsafe import JSONInputError
 
 if TYPE_CHECKING:
@@ -46,8 +47,14 @@ def validate_name(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 def validate_schema(request: HtmxHttpRequest) -> HttpResponse:
     editable_team(request)
-    report = schema_report(request.POST.get("parameters", ""), strict=bool(request.POST.get("strict")))
-    return render(request, "tools/editor.html#problems", {"report": report})
+    strict = bool(request.POST.get("strict"))
+    report = schema_report(request.POST.get("parameters", ""), strict=strict)
+    # The form's other fields come along (htmx posts the whole form): the check uses the name and description too.
+    targets = portability_of(report.schema, request.POST.get("name"), request.POST.get("description"), strict)
+    response = render(request, "tools/editor.html#problems", {"report": report, "refused_by": refusing(targets)})
+    context = {"portability": targets, "oob": True}
+    response.write(render_to_string("tools/editor.html#portability", context, request=request))
+    return response
 
 
 def _definition(request: HtmxHttpRequest, team: Team, **overrides: str) -> HttpResponse:

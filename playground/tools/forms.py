@@ -200,7 +200,8 @@ class ToolForm(forms.Form):
     parameters = forms.CharField(required=False, strip=False)
     strict = forms.BooleanField(required=False)
     mode = forms.ChoiceField(choices=HAND_SET_MODES, initial=Tool.Mode.MANUAL)
-    builtin = forms.ChoiceField(choices=[("", "Choose…"), *((n, n) for n in BUILTINS)], required=False)
+    # A callable: the built-ins are the configured tool modules' tools, loaded when the app starts.
+    builtin = forms.ChoiceField(choices=lambda: [("", "Choose…"), *((n, n) for n in BUILTINS)], required=False)
     canned_default = forms.CharField(required=False, strip=False)
 
     def __init__(self, data: QueryDict | None = None, *, team: Team, instance: Tool | None = None) -> None:

@@ -18,6 +18,7 @@ from playground.teams import access
 from playground.tools.builtins import BUILTINS
 from playground.tools.forms import SCHEMA_TEMPLATES, ToolForm, name_problems, unique_name
 from playground.tools.models import HAND_SET_MODES, Tool
+from playground.tools.portability import TargetView, refusing, tool_portability
 from playground.tools.schema import Problem, portability
 
 if TYPE_CHECKING:
@@ -59,17 +60,23 @@ class ToolRow:
     tool: Tool
     summary: str
     warnings: list[Problem]
+    targets: list[TargetView]
 
     @property
     def warnings_text(self) -> str:
         return "\n".join(str(p) for p in self.warnings)
+
+    @property
+    def refused_by(self) -> str:
+        return refusing(self.targets)
 
 
 def tool_rows(team: Team) -> list[ToolRow]:
     rows = []
     for tool in team.tools.all():
         summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-        rows.append(ToolRow(tool, summary, portability(tool.parameters, strict=tool.strict)))
+        targets = tool_portability(tool.parameters, name=tool.name, description=tool.description, strict=tool.strict)
+        rows.append(ToolRow(tool, summary, portability(tool.parameters, strict=tool.strict), targets))
     return rows
 
 
@@ -148,12 +155,16 @@ def editor_context(
     if form.is_bound and form.errors.get("name") and not check.problems:
         check = NameCheck(list(form.errors["name"]), False)
     builtin = BUILTINS.get(form["builtin"].value() or "")
+    strict = bool(form["strict"].value())
+    targets = portability_of(form.report.schema, form["name"].value(), form["description"].value(), strict)
     return {
         "section": "tools",
         "form": form,
         "tool": tool,
         "readonly": readonly,
         "report": form.report,
+        "portability": targets,
+        "refused_by": refusing(targets),
         "name_check": check,
         "rules": form.rules,
         "next_rule_index": max((r.index for r in form.rules), default=-1) + 1,
@@ -164,6 +175,13 @@ def editor_context(
         "templates": SCHEMA_TEMPLATES.values(),
         "example": request.POST.get("example", ""),  # kept across a refused save like every other field
     }
+
+
+def portability_of(schema: Any, name: Any, description: Any, strict: bool) -> list[TargetView] | None:
+    """Where a schema travels, once it is valid (None before: there is nothing to translate yet)."""
+    if schema is None:
+        return None
+    return tool_portability(schema, name=str(name or ""), description=str(description or ""), strict=strict)
 
 
 def _save(request: HtmxHttpRequest, form: ToolForm, tool: Tool | None) -> HttpResponse:
