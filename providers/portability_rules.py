@@ -11,7 +11,8 @@ Each rule has a source; each returns the problems it finds, worded for a person 
   'object'").
 * Gemini: ``format`` only where the API takes it: ``enum`` and ``date-time`` on strings, ``int32``/``int64`` on
   integers, ``float``/``double`` on numbers ("...format: only 'enum' and 'date-time' are supported for STRING type",
-  google-gemini/gemini-cli#3178; the codec passes ``format`` through).
+  google-gemini/gemini-cli#3178; the codec drops the formats Gemini takes on no type, so what is left to refuse
+  is a format on the wrong type, such as ``int64`` on a string).
 """
 
 from __future__ import annotations

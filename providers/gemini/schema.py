@@ -10,6 +10,9 @@ JSON Schema changes it, and every change is reported in one note per tool:
 * ``oneOf`` becomes ``anyOf`` (Gemini has no exclusive choice); ``allOf`` is merged into one schema (properties and
   required lists joined, the first value of any other keyword kept); ``const`` becomes a one-value ``enum``.
 * ``enum`` takes strings only: an enum with other values is dropped.
+* ``format`` takes only what Gemini documents (``FORMATS``: ``enum`` and ``date-time`` for strings, ``float``,
+  ``double``, ``int32``, ``int64`` for numbers); the API refuses a request with any other (``email``, ``uri``,
+  ``date``...), so those are dropped.
 * Everything else outside the subset (``additionalProperties``, ``$schema``, ``$defs``, ``patternProperties``,
   ``exclusiveMinimum``, ``multipleOf``, ``uniqueItems``, ``not``, ``if``/``then``/``else``...) is dropped.
 
@@ -28,6 +31,7 @@ SUPPORTED = frozenset(
     | {"required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf"}
     | {"propertyOrdering", "default", "items", "minimum", "maximum"}
 )
+FORMATS = frozenset({"enum", "date-time", "float", "double", "int32", "int64"})
 _LOCAL_REF_ROOTS = ("#/$defs/", "#/definitions/")
 _MAX_INLINE_DEPTH = 16  # a chain of references deeper than this is cut like a recursive one
 
@@ -103,6 +107,8 @@ def _keyword(out: dict[str, Any], key: str, value: Any, path: str, context: Sche
         _const(out, value, path, context)
     elif key == "enum":
         _enum(out, value, path, context)
+    elif key == "format" and value not in FORMATS:
+        context.change(f"`format: {json.dumps(value)}` dropped (Gemini refuses it)", path)
     elif key in SUPPORTED:
         out[key] = value
     else:

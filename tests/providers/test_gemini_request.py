@@ -396,6 +396,8 @@ def test_schema_keywords_outside_the_subset_are_translated_or_dropped() -> None:
             "both": {"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"b": {"type": "string"}}}]},
             "many": {"type": ["string", "integer", "null"]},
             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "mail": {"type": "string", "format": "email"},
+            "at": {"type": "string", "format": "date-time"},
         },
     }
     translation = encode_request(_request(USER, tools=[_tool_spec("t", schema)]))
@@ -407,6 +409,8 @@ def test_schema_keywords_outside_the_subset_are_translated_or_dropped() -> None:
         "both": {"properties": {"a": {"type": "STRING"}, "b": {"type": "STRING"}}},
         "many": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}], "nullable": True},
         "tags": {"type": "ARRAY", "items": {"type": "STRING"}},
+        "mail": {"type": "STRING"},
+        "at": {"type": "STRING", "format": "date-time"},
     }
     note = translation.notes[0]
     for change in (
@@ -416,6 +420,7 @@ def test_schema_keywords_outside_the_subset_are_translated_or_dropped() -> None:
         "`allOf` merged into one schema (at $.both)",
         'type ["string", "integer", "null"] sent as `anyOf` (at $.many)',
         "`uniqueItems` dropped (at $.tags)",
+        '`format: "email"` dropped (Gemini refuses it) (at $.mail)',
     ):
         assert change in note
 

@@ -67,7 +67,7 @@ CORPUS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, tuple[str, str
         obj({"to": {"type": "string", "format": "email"}}),
         {},
         {
-            "gemini": ("error", "`$.to`: format 'email' is refused"),
+            "gemini": ("change", '`format: "email"` dropped (Gemini refuses it) (at $.to)'),
             "openai-strict": ("ok", ""),
             "anthropic": ("ok", ""),
         },
@@ -75,7 +75,12 @@ CORPUS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, tuple[str, str
     "format uri": (
         obj({"site": {"type": "string", "format": "uri"}}),
         {},
-        {"gemini": ("error", "format 'uri' is refused"), "openai-strict": ("change", "format 'uri' removed")},
+        {"gemini": ("change", '`format: "uri"` dropped'), "openai-strict": ("change", "format 'uri' removed")},
+    ),
+    "a format of another type": (
+        obj({"count": {"type": "string", "format": "int64"}}),
+        {},
+        {"gemini": ("error", "`$.count`: format 'int64' is refused (only 'enum' and 'date-time' for STRING)")},
     ),
     "format date-time": (
         obj({"at": {"type": "string", "format": "date-time"}}),
@@ -227,10 +232,14 @@ def test_notes_for_a_chat_about_to_start() -> None:
     ]
     notes = portability_notes(tools, "gemini")
     assert notes == [
-        "tool `send`: Gemini will refuse it: `$.to`: format 'email' is refused "
-        "(only 'enum' and 'date-time' for STRING)",
+        'tool `send`: for Gemini, `format: "email"` dropped (Gemini refuses it) (at $.to)',
         "tool `send`: for Gemini, `additionalProperties` dropped (at $)",
     ]
+    wrong = [{"type": "function", "function": {"name": "count", "parameters": CORPUS["a format of another type"][0]}}]
+    assert portability_notes(wrong, "gemini")[0] == (
+        "tool `count`: Gemini will refuse it: `$.count`: format 'int64' is refused "
+        "(only 'enum' and 'date-time' for STRING)"
+    )
     assert portability_notes(tools, "anthropic") == []
     assert portability_notes(tools, "openai-responses")[0].startswith(
         "tool `send`: for OpenAI Responses, strict: false"

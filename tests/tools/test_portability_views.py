@@ -26,7 +26,8 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 TARGET_IDS = [target.id for target in TARGETS]
 EMAIL = {
     "type": "object",
-    "properties": {"to": {"type": "string", "format": "email"}},
+    # An integer format on a string: Gemini refuses it (formats it never takes, such as email, the codec drops).
+    "properties": {"to": {"type": "string", "format": "int64"}},
     "required": ["to"],
     "additionalProperties": False,
 }
@@ -52,7 +53,7 @@ def test_the_editor_shows_each_targets_findings(client: Client, alice: User, tea
     assert html.count('data-testid="portability"') == 1
     found = findings(html)
     assert {target for target, _, _ in found} == set(TARGET_IDS)
-    assert ("gemini", "error", "$.to: format 'email' is refused (only 'enum' and 'date-time' for STRING)") in found
+    assert ("gemini", "error", "$.to: format 'int64' is refused (only 'enum' and 'date-time' for STRING)") in found
     assert ("anthropic", "ok", "accepted; the schema goes out unchanged") in found
     assert any(t == "openai-responses" and level == "change" and "strict: false" in m for t, level, m in found)
     # What Gemini is sent, in its own shape (types in upper case), behind a disclosure.
@@ -106,7 +107,7 @@ def test_the_list_shows_a_chip_per_target_with_every_finding(client: Client, ali
 def test_the_list_chip_title_lists_the_findings(client: Client, alice: User, team: Team) -> None:
     Tool.objects.create(team=team, name="send_mail", parameters=EMAIL)
     html = unescape(signed_in(client, alice, team).get(reverse("tools")).content.decode())
-    assert "Gemini: refuses it\n• `$.to`: format 'email' is refused" in html
+    assert "Gemini: refuses it\n• `$.to`: format 'int64' is refused" in html
 
 
 def test_the_schema_check_says_when_a_target_refuses_a_valid_schema(client: Client, bob: User, team: Team) -> None:
