@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("playground.conversations.urls")),
     path("", include("playground.review.urls")),
     path("tools/", include("playground.tools.urls")),
+    path("mcp/", include("playground.mcp.urls")),
     path("compare/", include("playground.compare.urls")),
     path("providers/", include("playground.endpoints.urls")),
     path("team/", include("playground.teams.urls")),

@@ -28,6 +28,7 @@ class CallView:
     source: str = ""
     attempt: int = 1
     truncated: bool = False  # its round trip hit max_tokens: the call is cut off and was never run
+    meta: dict[str, Any] = field(default_factory=dict)  # its result's, as saved (an MCP call's JSON-RPC traffic)
 
     @property
     def status(self) -> str:
@@ -78,6 +79,7 @@ def transcript(
                 call.result, call.is_error = _text(data.get("content")), bool(data.get("is_error"))
                 call.images = image_views(data.get("content"))
                 call.source, call.attempt = message.meta.get("source", ""), int(message.meta.get("attempt", 1))
+                call.meta = message.meta
                 continue
         view = MessageView(message.position, message.role, _text(data.get("content")), message.complete)
         view.images = image_views(data.get("content"))

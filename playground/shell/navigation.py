@@ -17,6 +17,7 @@ class Section:
 SECTIONS = (
     Section("playground", "Playground", "playground", "play", "p"),
     Section("tools", "Tools", "tools", "braces", "t"),
+    Section("mcp", "MCP servers", "mcp-servers", "bolt", "s"),
     Section("conversations", "Conversations", "conversations", "messages", "c"),
     Section("compare", "Compare", "compare", "columns", "o"),
     Section("providers", "Providers", "providers", "plug", "r"),
