@@ -49,6 +49,7 @@ class ConversationHooks:
     savers: dict[int, EventSaver] = field(default_factory=dict)  # raw events of round trips still streaming
     # Answers given before the run began (to the open questions of an interrupted run): call id -> answer.
     preset_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    strategy: str = "native"  # of the round trip in progress (RequestSent says it)
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -95,8 +96,10 @@ class ConversationHooks:
                 "request": update.request,
                 "notes": update.notes,
                 "wire_request": update.wire_request.to_dict(),
+                "strategy": update.strategy,
             }
         )
+        self.strategy = update.strategy
 
     def _track_call(self, rt: int, event: ev.Event) -> None:
         """Follow each call's arguments so a finished call is validated against its tool's schema at once."""
@@ -154,7 +157,9 @@ class ConversationHooks:
 
     async def on_message(self, message: InternalMessage, *, complete: bool) -> None:
         row = self.rows.get(max(self.rows)) if self.rows else None
-        saved = await self._save_message(message, complete=complete, round_trip=row)
+        # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via ...").
+        meta = {"strategy": self.strategy} if self.strategy != "native" else None
+        saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta)
         self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:

@@ -36,6 +36,7 @@ class LoopSettings:
     max_round_trips: int = 8
     max_invalid_retries: int = 2  # per tool: how often the model may retry after an invalid-arguments error
     approve_before_running: bool = False
+    strategy: str = "native"  # tool-calling strategy (providers.strategies); a refusal moves it on (fallback)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class ToolLoop:
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
         self.invalid_attempts: Counter[str] = Counter()
+        self.strategy = self.used_strategy = self.settings.strategy
+        self.strategy_notes: list[str] = []  # why the next round trip uses another strategy
 
     async def run(self) -> Outcome:
         if self.pending:
@@ -102,7 +105,8 @@ class ToolLoop:
         async def emit(update: Update) -> None:
             await self.hooks.on_update(index, update)
 
-        run = RoundTripRun(self.endpoint, {**self.request, "messages": list(self.messages)}, emit)
+        request: ChatRequest = {**self.request, "messages": list(self.messages)}
+        run = RoundTripRun(self.endpoint, request, emit, self.strategy, self.strategy_notes)
         try:
             round_trip = await run.run()
         except asyncio.CancelledError:
@@ -111,6 +115,7 @@ class ToolLoop:
             await self._record(index, partial)
             raise
         await self._record(index, round_trip)
+        self.used_strategy, self.strategy_notes = run.used_strategy, []
         return round_trip
 
     async def _record(self, index: int, round_trip: RoundTrip) -> None:
@@ -123,6 +128,8 @@ class ToolLoop:
     async def _after_round_trip(self, index: int, round_trip: RoundTrip) -> Outcome | None:
         result = round_trip.result
         if result.error is not None:
+            if self._fall_back(result.error):
+                return None  # the provider refused the strategy's feature: the next round trip tries another
             return Outcome("error", index + 1, result.error.message, result.error)
         if result.finish_reason == "error":
             # An error finish without an error body: Gemini's MALFORMED_FUNCTION_CALL (a call it could not write),
@@ -151,6 +158,15 @@ class ToolLoop:
                 "invalid_arguments", round_trips, f"Gave up: the model kept sending invalid arguments ({names})."
             )
         return None
+
+    def _fall_back(self, error: ProviderError) -> bool:
+        following = fallback(self.used_strategy, error)
+        if following is None:
+            return False
+        refused = f"{self.used_strategy} refused by the provider ({error.message})"
+        self.strategy_notes = [f"{refused}: retried with the {following} strategy"]
+        self.strategy = following
+        return True
 
     def _cut_short(self, index: int, in_a_call: bool) -> Outcome:
         """The answer hit max_tokens. A call cut off mid-arguments is not run, nor answered with an error to retry:

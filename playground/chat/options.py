@@ -7,6 +7,8 @@ from typing import Any
 
 from django import forms
 
+from providers.strategies import STRATEGIES
+
 TOOL_CHOICES = ("auto", "none", "required")
 
 
@@ -25,6 +27,7 @@ class ChatOptions:
     approve: bool = False
     max_round_trips: int = 8
     max_invalid_retries: int = 2
+    strategy: str = "auto"  # auto | native | strict | structured | prompted
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,6 +47,7 @@ class OptionsForm(forms.Form):
     approve = forms.BooleanField(required=False)
     max_round_trips = forms.IntegerField(required=False, min_value=1, max_value=50)
     max_invalid_retries = forms.IntegerField(required=False, min_value=0, max_value=10)
+    strategy = forms.ChoiceField(required=False, choices=[(name, name) for name in STRATEGIES])
 
     def clean_tools(self) -> list[str]:
         tools = self.cleaned_data.get("tools") or []
@@ -75,6 +79,7 @@ class OptionsForm(forms.Form):
             approve=bool(data.get("approve")),
             max_round_trips=data.get("max_round_trips") or defaults.max_round_trips,
             max_invalid_retries=_or(data.get("max_invalid_retries"), defaults.max_invalid_retries),
+            strategy=data.get("strategy") or defaults.strategy,
         )
 
 

@@ -283,7 +283,9 @@ def _loop(
         raise RuntimeError("The endpoint of this conversation was deleted.")
     client = endpoint.client_endpoint(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
     request = build_request(conversation, options, list(tools.values()), history)
-    loop_settings = LoopSettings(options.max_round_trips, options.max_invalid_retries, options.approve)
+    loop_settings = LoopSettings(
+        options.max_round_trips, options.max_invalid_retries, options.approve, strategy=options.strategy
+    )
     recorded = recorded_results(conversation.recorded_results or [])
     remote = mcp_answerer(conversation.team_id)
     return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote)

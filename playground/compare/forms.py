@@ -56,6 +56,7 @@ def initial_columns(endpoints: list[Any]) -> list[dict[str, Any]]:
             "reasoning": False,
             "temperature": None,
             "max_tokens": 1024,
+            "strategy": "auto",
         }
         for e, model in picks
         if e is not None

@@ -29,7 +29,7 @@ MAX_COLUMNS = 4
 BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
 SETTLE_TRIES, SETTLE_PAUSE_S = 50, 0.1  # up to 5 s for a finished run's outcome to be saved
 MAX_REPEAT = 10
-COLUMN_FIELDS = ("endpoint_id", "model", "reasoning", "temperature", "max_tokens")
+COLUMN_FIELDS = ("endpoint_id", "model", "reasoning", "temperature", "max_tokens", "strategy")
 logger = logging.getLogger(__name__)
 _RUNNERS: set[asyncio.Task[None]] = set()  # referenced until done: the loop keeps only weak references to tasks
 

@@ -28,6 +28,7 @@ class CallView:
     source: str = ""
     attempt: int = 1
     truncated: bool = False  # its round trip hit max_tokens: the call is cut off and was never run
+    strategy: str = ""  # the tool-calling strategy of its round trip when not native (the assistant message's meta)
     meta: dict[str, Any] = field(default_factory=dict)  # its result's, as saved (an MCP call's JSON-RPC traffic)
 
     @property
@@ -95,6 +96,7 @@ def transcript(
                 raw["id"], raw["function"]["name"], arguments, _pretty(arguments), [str(p) for p in check.problems]
             )
             call.truncated = bool(rt and rt.finish_reason == "length")
+            call.strategy = str((message.meta or {}).get("strategy", ""))
             calls[call.id] = call
             view.calls.append(call)
         views.append(view)

@@ -37,6 +37,7 @@ SETTING_KINDS: dict[str, tuple[type, ...]] = {
     "approve": (bool,),
     "max_round_trips": (int,),
     "max_invalid_retries": (int,),
+    "strategy": (str,),
 }
 _WORDS = {
     str: "text",

@@ -2,12 +2,19 @@
 
 ``RoundTripRun`` records as it goes, so a caller that is cancelled mid-stream (the user pressed Stop) or that hits
 an error still has everything that arrived, marked incomplete.
+
+A tool-calling strategy (``providers.strategies``) is applied around the codec: the internal request is rewritten
+before it is encoded (the notes say how), and under ``structured`` / ``prompted`` the decoded reply text becomes
+tool-call events as it streams (``ReplyReader``). The raw events are never touched: the wire pane shows what came
+back. ``RoundTrip.request`` stays the request as Crosswire holds it (with its tools), so calls are checked against
+the tools as defined.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,6 +28,10 @@ from providers.client.sdk import Endpoint, map_exception, open_response, sdk_exc
 from providers.errors import ProviderError
 from providers.formats import StreamDecoder, WireFormat, get_format
 from providers.sse import SSEParser
+from providers.strategies.apply import Applied, apply_strategy
+from providers.strategies.capabilities import NATIVE
+from providers.strategies.reader import ReplyReader, finish_message
+from providers.strategies.wire import apply_response_format
 from providers.streaming import MessageAccumulator
 from providers.translation import TranslationError
 from providers.types import ChatRequest
@@ -31,6 +42,7 @@ class RequestSent:
     request: ChatRequest  # the internal request this wire request translates
     wire_request: WireRequest
     notes: list[str]
+    strategy: str = NATIVE  # the tool-calling strategy this request was sent with (auto already resolved)
 
 
 Update = RequestSent | WireEvent | ev.Event
@@ -53,6 +65,8 @@ class RoundTripRun:
     endpoint: Endpoint
     request: ChatRequest
     emit: Emit = _discard
+    strategy: str = NATIVE  # requested: auto, native, strict, structured or prompted
+    lead_notes: list[str] = field(default_factory=list)  # said first in the notes (why this strategy, after a refusal)
     codec: WireFormat = field(init=False)
     clock: Clock = field(default_factory=Clock)
     notes: list[str] = field(default_factory=list)
@@ -64,19 +78,33 @@ class RoundTripRun:
     status: int | None = None
     acc: MessageAccumulator = field(init=False)
     scrubber: Scrubber = field(init=False)
+    applied: Applied = field(init=False)
+    reader: ReplyReader = field(init=False)
 
     def __post_init__(self) -> None:
         self.codec = get_format(self.endpoint.format)
         self.scrubber = Scrubber.for_endpoint(self.endpoint)
         self.acc = MessageAccumulator(format=self.endpoint.format)
+        self.applied = Applied(NATIVE, self.request)
+        self.reader = ReplyReader(self.applied)
+
+    @property
+    def used_strategy(self) -> str:
+        """The strategy the request went out with (``auto`` resolved), once ``run`` has applied it."""
+        return self.applied.strategy
 
     async def run(self) -> RoundTrip:
         try:
-            translation = self.codec.encode_request(self.request)
-        except TranslationError as exc:
+            self.applied = apply_strategy(self.endpoint.format, self.request, self.strategy)
+            # Unique per round trip: ids made from reply text must never repeat within a conversation.
+            self.reader = ReplyReader(self.applied, response_id=uuid.uuid4().hex)
+            translation = self.codec.encode_request(self.applied.request)
+        except (TranslationError, ValueError) as exc:
             await self._fail(ProviderError("invalid_request", f"Could not translate the request: {exc}"))
             return self.snapshot()
-        self.notes = translation.notes
+        self.notes = [*self.lead_notes, *self.applied.notes, *translation.notes]
+        if self.applied.response_format is not None:
+            self.notes += apply_response_format(self.endpoint.format, translation.value, self.applied.response_format)
         try:
             await self._send(translation.value)
         except ProviderError as exc:
@@ -101,14 +129,16 @@ class RoundTripRun:
         """The round trip as far as it got; ``error`` marks it (e.g. cancelled) without losing what arrived."""
         if error is not None and self.acc.error is None:
             self.acc.add(ev.StreamError(error))
+        result = self.acc.result()
+        result.message = finish_message(result.message, self.applied)
         return RoundTrip(
             format=self.endpoint.format,
             request=self.request,
-            notes=self.notes,
+            notes=[*self.notes, *self.reader.notes()],
             wire_request=self.wire_request,
             wire_events=[WireEvent(*event) for event in self.raw_events],
             status=self.status,
-            result=self.acc.result(),
+            result=result,
             ttfb_ms=self.clock.ttfb_ms(),
             total_ms=self.clock.since_start_ms(),
         )
@@ -127,7 +157,7 @@ class RoundTripRun:
         # Headers are redacted already; a key can still travel in the URL (a query parameter).
         self.wire_request = replace(wire_request, url=self.scrubber.text(wire_request.url))
         wire_request = self.wire_request
-        await self._emit(RequestSent(self.request, wire_request, self.notes))
+        await self._emit(RequestSent(self.request, wire_request, self.notes, self.applied.strategy))
         # Time from the moment the request leaves: after translation and after our own bookkeeping above.
         self.clock = Clock()
 
@@ -140,6 +170,7 @@ class RoundTripRun:
         for sse in parser.close():
             await self._on_sse(decoder, sse.event, sse.data, sse)
         await self._deliver(decoder.close())
+        await self._deliver_read(self.reader.close())
         if not self.acc.ended and self.acc.finish is None:
             # The body ended cleanly but the provider never said it was done (no finish, no end marker): a proxy
             # or server cut it short. Whatever arrived is kept; the run must not take it for a whole answer.
@@ -166,8 +197,13 @@ class RoundTripRun:
         except ValueError:
             raise ProviderError("invalid_response", "The provider's response is not JSON.", self.status) from None
         await self._deliver(self.codec.response_events(body))
+        await self._deliver_read(self.reader.close())
 
     async def _deliver(self, events: list[ev.Event]) -> None:
+        await self._deliver_read(self.reader.feed(events))
+
+    async def _deliver_read(self, events: list[ev.Event]) -> None:
+        """Events as the strategy reads them (reply text turned into calls), to the accumulator and the caller."""
         for event in events:
             self.acc.add(event)
             await self._emit(event)
@@ -191,5 +227,7 @@ class RoundTripRun:
         return map_exception(self.endpoint, exc)
 
 
-async def round_trip(endpoint: Endpoint, request: ChatRequest, emit: Emit = _discard) -> RoundTrip:
-    return await RoundTripRun(endpoint, request, emit).run()
+async def round_trip(
+    endpoint: Endpoint, request: ChatRequest, emit: Emit = _discard, *, strategy: str = NATIVE
+) -> RoundTrip:
+    return await RoundTripRun(endpoint, request, emit, strategy).run()

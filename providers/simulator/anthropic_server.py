@@ -23,11 +23,12 @@ from providers.simulator.model import Reply, seeded
 from providers.simulator.rejection import Rejection
 from providers.simulator.result import build_result, estimate_usage, random_token
 from providers.simulator.server import FRAGMENT_SIZE, Exchange
+from providers.simulator.strategy_models import STRATEGY_MODELS
 from providers.simulator.streams import json_response
 from providers.sse import SSEEvent
 from providers.types import ChatRequest
 
-MODELS = ("sim-1", *FAULTS)
+MODELS = ("sim-1", *FAULTS, *STRATEGY_MODELS)
 _WIRE_TYPES = {
     "invalid_request": (400, "invalid_request_error"),
     "authentication": (401, "authentication_error"),

@@ -30,6 +30,8 @@ from providers.simulator.limits import apply_max_tokens
 from providers.simulator.model import respond
 from providers.simulator.rejection import Rejection
 from providers.simulator.server import Exchange, Routed, VendorServer
+from providers.simulator.strategy import Mode, read_mode, unwrap, wrap
+from providers.simulator.strategy_models import preamble, prepare, refusal, shape
 from providers.simulator.streams import HangResponse, compact_json, cut_response, json_response, sse_response
 from providers.sse import SSEEvent
 from providers.translation import TranslationError
@@ -134,15 +136,30 @@ async def _chat(vendor: VendorServer, settings: Settings, request: Request, rout
         body = {**body, "model": routed.model}  # the scripted reply and the response's modelVersion read it here
     stream = routed.stream if routed is not None else bool(body.get("stream"))
     try:
-        exchange = _run(vendor, body, seed, fault)
+        internal = vendor.import_request(body)
+    except TranslationError as exc:
+        return vendor.error_response(Rejection(str(exc)), seed)
+    mode = read_mode(body, internal)
+    refused = refusal(str(body.get("model") or ""), body, mode, gemini=routed is not None)
+    if refused is not None:
+        return vendor.error_response(refused, seed)
+    try:
+        exchange = _run(vendor, body, internal, mode, seed, fault, gemini=routed is not None)
     except TranslationError as exc:
         return vendor.error_response(Rejection(str(exc)), seed)
     return await _answer(vendor, exchange, fault, stream, _pace_s(request, settings, fault), settings)
 
 
-def _run(vendor: VendorServer, body: dict[str, Any], seed: int, fault: Fault) -> Exchange:
-    internal = vendor.import_request(body)
-    reply = break_arguments(respond(internal, seed=seed, force_call=fault.force_call), fault)
+def _run(
+    vendor: VendorServer, body: dict[str, Any], internal: Any, mode: Mode, seed: int, fault: Fault, *, gemini: bool
+) -> Exchange:
+    """The scripted model answers the request as a native one; a prompted or structured request gets the answer
+    written back in its own form (``strategy``), as text the codec then encodes like any other reply."""
+    model = str(body.get("model") or "")
+    native = unwrap(internal, mode)
+    asked = prepare(model, native, mode)
+    reply = break_arguments(respond(asked, seed=seed, force_call=fault.force_call), fault)
+    reply = wrap(shape(model, reply, native, mode, gemini=gemini), mode, preamble=preamble(model, mode))
     reply = apply_max_tokens(reply, internal.get("max_tokens"))
     return vendor.exchange(body, internal, reply, seed, error_event=fault.error_event)
 

@@ -39,12 +39,13 @@ from providers.simulator.model import PlannedCall, Reply, seeded
 from providers.simulator.rejection import Rejection
 from providers.simulator.result import estimate_usage, random_token
 from providers.simulator.server import FRAGMENT_SIZE, Exchange, Routed
+from providers.simulator.strategy_models import STRATEGY_MODELS
 from providers.simulator.streams import json_response
 from providers.sse import SSEEvent
 from providers.streaming import StreamResult
 from providers.types import ChatRequest, Message, Usage
 
-MODELS = ("sim-1", *FAULTS)
+MODELS = ("sim-1", *FAULTS, *STRATEGY_MODELS)
 KEY_HEADER = "x-goog-api-key"
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _STATUSES = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND"}

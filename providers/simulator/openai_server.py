@@ -28,11 +28,12 @@ from providers.simulator.openai_profiles import PROFILES, Profile, profile_for, 
 from providers.simulator.rejection import Rejection
 from providers.simulator.result import build_result, estimate_usage, random_token
 from providers.simulator.server import FRAGMENT_SIZE, MODEL_NAMES_CREATED, Exchange
+from providers.simulator.strategy_models import STRATEGY_MODELS
 from providers.simulator.streams import json_response
 from providers.sse import SSEEvent
 from providers.types import ChatRequest
 
-MODELS = ("sim-1", *PROFILES, *FAULTS)
+MODELS = ("sim-1", *PROFILES, *FAULTS, *STRATEGY_MODELS)
 _REASONING_SWITCHES = ("reasoning_effort", "reasoning", "thinking")
 _NO_KEY = (
     "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth "

@@ -29,10 +29,11 @@ from providers.simulator.rejection import Rejection
 from providers.simulator.responses_reasoning import reasoning_id, reasoning_item
 from providers.simulator.result import build_result, estimate_usage, random_token
 from providers.simulator.server import FRAGMENT_SIZE, MODEL_NAMES_CREATED, Exchange
+from providers.simulator.strategy_models import STRATEGY_MODELS
 from providers.sse import SSEEvent
 from providers.types import ChatRequest
 
-MODELS = ("sim-1", *FAULTS)
+MODELS = ("sim-1", *FAULTS, *STRATEGY_MODELS)
 _ERROR_EVENTS = 2  # a stream fails with two events: ``error``, then ``response.failed``
 _HEX = "0123456789abcdef"
 _LIFECYCLE = frozenset(

@@ -12,6 +12,8 @@ the API *accepts*, not how well a model uses it; a server that refuses a feature
 | anthropic | claude-* | native (structured outputs exist, not wired by default) |
 | gemini | gemma-* | none: function calling and JSON mode are not enabled for Gemma on the Gemini API |
 | gemini | gemini-* | native, structured (``responseJsonSchema``) |
+| any | sim-prompted | none (the simulator's model without tool calling) |
+| any | sim-1, sim-strict | native, strict, structured (the simulator) |
 | any | anything else | native |
 
 ``prompted`` works everywhere (it is plain text), so every row supports it too.
@@ -54,6 +56,9 @@ TABLE: tuple[Capability, ...] = (
     Capability("anthropic", ("claude-*",), frozenset({NATIVE}), "tool use; structured outputs not wired"),
     Capability("gemini", ("gemma-*",), frozenset(), "Gemma on the Gemini API has no function calling nor JSON mode"),
     Capability("gemini", ("gemini-*",), frozenset({NATIVE, STRUCTURED}), "function calling and responseJsonSchema"),
+    # Crosswire's simulator (providers/simulator): sim-1 follows every strategy; two models exist for auto's sake.
+    Capability("*", ("sim-prompted",), frozenset(), "simulated model without native tool calling"),
+    Capability("*", ("sim-1", "sim-strict"), frozenset({NATIVE, STRICT, STRUCTURED}), "the simulator follows all"),
     Capability("*", ("*",), frozenset({NATIVE}), "unknown model: native tools assumed"),
 )
 

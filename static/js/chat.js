@@ -192,7 +192,7 @@
 
   // ---- one round trip: a live message on the left, a live pane on the right -----------------------------------
   function onRoundTripStart(frame) {
-    var rt = { index: frame.rt, calls: {}, text: null, reasoning: null };
+    var rt = { index: frame.rt, calls: {}, text: null, reasoning: null, strategy: frame.strategy };
     state.rts[frame.rt] = rt;
     rt.message = testid(el("article", "msg msg-assistant is-live"), "message");
     var head = el("header", "msg-head");
@@ -288,11 +288,19 @@
     head.appendChild(el("span", "tool-name mono", frame.name));
     card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
     head.appendChild(el("span", "tool-id mono muted", frame.id));
+    viaLabel(card, rt.strategy);
     card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
     card.raw = "";
     rt.calls[frame.index] = card;
     state.cards[frame.id] = card;
     rt.message.appendChild(card);
+  }
+  // A call read out of the reply text (structured or prompted strategy) says so, as the saved card does.
+  var VIA = { prompted: "via prompted JSON", structured: "via structured output" };
+  function viaLabel(card, strategy) {
+    if (!VIA[strategy]) return;
+    card.dataset.strategy = strategy;
+    testid(card.appendChild(el("div", "tool-via small muted", VIA[strategy])), "tool-call-via");
   }
   function growCard(rt, frame) {
     var card = rt.calls[frame.index];
@@ -465,7 +473,8 @@
       stream: data.get("stream") === "on",
       approve: data.get("approve") === "on",
       max_round_trips: number("max_round_trips"),
-      max_invalid_retries: number("max_invalid_retries")
+      max_invalid_retries: number("max_invalid_retries"),
+      strategy: data.get("strategy") || "auto"
     };
   }
   function submit() {

@@ -180,7 +180,7 @@
     head.appendChild(el("span", "msg-role", "assistant"));
     head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
     this.live.appendChild(message);
-    this.rts[frame.rt] = { message: message, calls: {}, text: null, reasoning: null };
+    this.rts[frame.rt] = { message: message, calls: {}, text: null, reasoning: null, strategy: frame.strategy };
   };
   Column.prototype.onDelta = function (frame) {
     var rt = this.rts[frame.rt];
@@ -203,6 +203,10 @@
       var head = card.appendChild(el("div", "tool-card-head"));
       head.appendChild(el("span", "tool-name mono", frame.name));
       card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
+      if (VIA[rt.strategy]) {  // a call read out of the reply text says so, as the saved card does
+        card.dataset.strategy = rt.strategy;
+        testid(card.appendChild(el("div", "tool-via small muted", VIA[rt.strategy])), "tool-call-via");
+      }
       card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
       card.raw = "";
       rt.calls[frame.index] = card;
@@ -227,6 +231,7 @@
     return this.cards[callId] || this.section.querySelector('[data-call-id="' + CSS.escape(callId) + '"]');
   };
   var MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
+  var VIA = { prompted: "via prompted JSON", structured: "via structured output" };
   Column.prototype.onFields = function (frame) {
     var card = this.cards[frame.call_id];
     if (!card) return;
