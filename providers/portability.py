@@ -90,11 +90,13 @@ def check_portability(
     return list(_cached(key, name, description, strict))
 
 
-def portability_notes(tools: list[ToolSpec], format: str, *, strategy: str = "native") -> list[str]:
+def portability_notes(
+    tools: list[ToolSpec], format: str, *, strategy: str = "native", refusals_only: bool = False
+) -> list[str]:
     """The errors and changes for the tools of a chat about to start, one note each (``tool `x`: ...``).
 
     ``format`` is the endpoint's wire format; ``strategy`` ``strict`` or ``prompted`` checks that target instead.
-    Formats without a check give no notes.
+    Formats without a check give no notes. ``refusals_only``: the errors alone.
     """
     target = {"strict": "openai-strict", "prompted": "prompted"}.get(strategy, format)
     if target not in _BY_ID:
@@ -113,7 +115,7 @@ def portability_notes(tools: list[ToolSpec], format: str, *, strategy: str = "na
         for finding in report.findings:
             if finding.level == "error":
                 notes.append(f"tool `{name}`: {report.target.label} will refuse it: {finding.message}")
-            elif finding.level == "change":
+            elif finding.level == "change" and not refusals_only:
                 notes.append(f"tool `{name}`: for {report.target.label}, {finding.message}")
     return notes
 

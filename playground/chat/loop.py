@@ -81,12 +81,14 @@ class ToolLoop:
     # deterministic wherever the new model does what the original did.
     recorded: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     remote: RemoteAnswer | None = None
+    # Said in the first round trip's notes (what a target will refuse, checked before the run starts).
+    first_notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
         self.invalid_attempts: Counter[str] = Counter()
         self.strategy = self.used_strategy = self.settings.strategy
-        self.strategy_notes: list[str] = []  # why the next round trip uses another strategy
+        self.strategy_notes: list[str] = list(self.first_notes)  # for the next round trip (why its strategy...)
 
     async def run(self) -> Outcome:
         if self.pending:

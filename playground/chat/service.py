@@ -28,6 +28,7 @@ from playground.tools.config import ToolConfig
 from playground.tools.images import ImageRefused
 from playground.tools.models import Tool
 from playground.tools.results import recorded_results
+from providers.portability import portability_notes
 from providers.types import ChatRequest, Message, ToolCall
 
 BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
@@ -288,7 +289,14 @@ def _loop(
     )
     recorded = recorded_results(conversation.recorded_results or [])
     remote = mcp_answerer(conversation.team_id)
-    return ToolLoop(client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote)
+    # What the target will refuse, said before the first request goes; the codec and the strategy note each change
+    # as they make it, so the portability check's changes are not repeated here.
+    refused = portability_notes([t.spec() for t in tools.values()], conversation.format, strategy=options.strategy,
+                                refusals_only=True)  # fmt: skip
+    return ToolLoop(
+        client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote,
+        first_notes=refused,
+    )  # fmt: skip
 
 
 def build_request(

@@ -92,7 +92,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "running": REGISTRY.is_running(conversation.pk),
         "options": options,
         "endpoints": list(visible_endpoints(conversation.team)),
-        "team_tools": list(Tool.objects.filter(team=conversation.team)),
+        "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),
         "transcript_messages": transcript(conversation, saved, {rt.pk: rt for rt in round_trips}),
         "message_count": len(saved),
         "round_trips": page_round_trips(conversation, PaneLinks(conversation.pk)),

@@ -38,7 +38,7 @@ def _builder_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
         "team": team,
         "can_edit": bool(membership and membership.can_edit),
         "endpoints": endpoints,
-        "team_tools": list(Tool.objects.filter(team=team)),
+        "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=team)),
         "comparisons": list(Comparison.objects.filter(team=team).select_related("created_by")[:50]),
         "max_columns": MAX_COLUMNS,
         "max_repeat": MAX_REPEAT,

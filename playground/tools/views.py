@@ -73,7 +73,7 @@ class ToolRow:
 
 def tool_rows(team: Team) -> list[ToolRow]:
     rows = []
-    for tool in team.tools.all():
+    for tool in team.tools.select_related("mcp_server"):  # the list names each MCP tool's server
         summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
         targets = tool_portability(tool.parameters, name=tool.name, description=tool.description, strict=tool.strict)
         rows.append(ToolRow(tool, summary, portability(tool.parameters, strict=tool.strict), targets))
@@ -215,7 +215,10 @@ def tool_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     tool = team_tool(team, pk)
     if request.method == "POST":
         team = editable_team(request)
+        if tool.mode == Tool.Mode.MCP:
+            # Its definition is the server's: saving it here would fork it from the server, or lose its answerer.
+            raise PermissionDenied("An MCP tool is defined by its server: change it there, then sync the server.")
         return _save(request, ToolForm(request.POST, team=team, instance=tool), tool)
-    readonly = membership is None or not membership.can_edit
+    readonly = membership is None or not membership.can_edit or tool.mode == Tool.Mode.MCP
     form = ToolForm(team=team, instance=tool)
     return render(request, "tools/editor.html", editor_context(request, form, tool=tool, readonly=readonly))
