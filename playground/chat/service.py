@@ -29,6 +29,7 @@ from playground.tools.images import ImageRefused
 from playground.tools.models import Tool
 from playground.tools.results import recorded_results
 from providers.portability import portability_notes
+from providers.strategies import AUTO
 from providers.types import ChatRequest, Message, ToolCall
 
 BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
@@ -284,19 +285,24 @@ def _loop(
         raise RuntimeError("The endpoint of this conversation was deleted.")
     client = endpoint.client_endpoint(pace_ms=settings.CROSSWIRE_SIMULATOR_PACE_MS)
     request = build_request(conversation, options, list(tools.values()), history)
-    loop_settings = LoopSettings(
-        options.max_round_trips, options.max_invalid_retries, options.approve, strategy=options.strategy
-    )
+    strategy = strategy_for(options.strategy, endpoint.tool_strategy)
+    limits = (options.max_round_trips, options.max_invalid_retries, options.approve)
+    loop_settings = LoopSettings(*limits, strategy=strategy)
     recorded = recorded_results(conversation.recorded_results or [])
     remote = mcp_answerer(conversation.team_id)
     # What the target will refuse, said before the first request goes; the codec and the strategy note each change
     # as they make it, so the portability check's changes are not repeated here.
-    refused = portability_notes([t.spec() for t in tools.values()], conversation.format, strategy=options.strategy,
+    refused = portability_notes([t.spec() for t in tools.values()], conversation.format, strategy=strategy,
                                 refusals_only=True)  # fmt: skip
     return ToolLoop(
         client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote,
         first_notes=refused,
     )  # fmt: skip
+
+
+def strategy_for(requested: str, endpoint_choice: str) -> str:
+    """A chat's "auto" is the endpoint's own choice when it has one; a strategy the chat names is kept."""
+    return endpoint_choice if requested == AUTO and endpoint_choice and endpoint_choice != AUTO else requested
 
 
 def build_request(

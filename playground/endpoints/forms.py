@@ -13,6 +13,7 @@ from django.conf import settings
 from playground.endpoints import policy
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
+from providers.strategies.capabilities import AUTO, STRATEGIES
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class EndpointForm(forms.Form):
     model_names = forms.CharField(required=False, widget=forms.Textarea)
     default_model = forms.CharField(max_length=200, required=False)
     supports_reasoning = forms.BooleanField(required=False)
+    tool_strategy = forms.ChoiceField(required=False, choices=[(s, s) for s in STRATEGIES])
 
     def __init__(
         self,
@@ -135,6 +137,7 @@ class EndpointForm(forms.Form):
                 "model_names": "\n".join(instance.model_names),
                 "default_model": instance.default_model,
                 "supports_reasoning": instance.supports_reasoning,
+                "tool_strategy": instance.tool_strategy,
             }
         super().__init__(data, initial=initial or {"base_url": spec.default_url or ""})
         self.spec = spec
@@ -215,6 +218,7 @@ class EndpointForm(forms.Form):
         endpoint.model_names = data["model_names"]
         endpoint.default_model = data["default_model"]
         endpoint.supports_reasoning = data["supports_reasoning"]
+        endpoint.tool_strategy = data.get("tool_strategy") or AUTO
         if data["remove_key"]:
             endpoint.set_api_key("")
         elif data["api_key"]:

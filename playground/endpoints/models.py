@@ -8,6 +8,7 @@ from django.db import models
 from playground.endpoints import crypto, policy
 from providers.client import Endpoint as ClientEndpoint
 from providers.client.scrub import KEYLESS_PLACEHOLDER
+from providers.strategies.capabilities import STRATEGIES
 
 
 class Endpoint(models.Model):
@@ -33,6 +34,9 @@ class Endpoint(models.Model):
     model_names = models.JSONField(default=list, blank=True)
     default_model = models.CharField(max_length=200, blank=True)
     supports_reasoning = models.BooleanField(default=False)
+    # What a chat's "auto" strategy means here: "auto" reads the capability table (providers.strategies); any
+    # other value is this endpoint's own answer, for a server the table gets wrong (say a local model without tools).
+    tool_strategy = models.CharField(max_length=12, default="auto", choices=[(s, s) for s in STRATEGIES])
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
