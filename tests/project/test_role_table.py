@@ -38,6 +38,7 @@ from playground.compare.service import create_comparison
 from playground.conversations.models import Conversation
 from playground.demo.catalog import load_simulated_endpoints
 from playground.endpoints.models import Endpoint
+from playground.mcp.models import MCPServer
 from playground.routing import websocket_urlpatterns
 from playground.teams import access
 from playground.teams.models import Invitation, Membership, Role, Team
@@ -45,6 +46,8 @@ from playground.tools.models import Tool
 from tests.compare.conftest import plan
 from tests.conftest import ALLOWED_HOST, ALLOWED_ORIGIN
 from tests.endpoints.support import form_data, make_endpoint, unreachable_url
+from tests.mcp.support import STDIO_SERVERS
+from tests.project import mcp_rows
 from tests.review import test_roles as review_roles
 from tests.review.conftest import build_conversation
 
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.db.models import QuerySet
     from django.http import HttpResponse
+    from pytest_django.fixtures import SettingsWrapper
 
 ROLES = ("anonymous", "outsider", "viewer", "editor", "owner")
 
@@ -139,6 +143,12 @@ def cast(team: Team, alice: User, bob: User, carol: User, django_user_model: typ
         guild_endpoint=make_endpoint(guild, name="Guild's own", base_url=unreachable_url()),
         conversation=build_conversation(team, alice),
     )
+
+
+@pytest.fixture(autouse=True)
+def stdio_servers(settings: SettingsWrapper) -> None:
+    """The stdio MCP servers as the administrator would list them (tests/mcp/support.py's, which run offline)."""
+    settings.CROSSWIRE_MCP_STDIO_SERVERS = STDIO_SERVERS
 
 
 @pytest.fixture
@@ -359,7 +369,48 @@ def _remove_member(w: World, user: User | None) -> Request:
     return Request("POST", f"/team/members/{membership.pk}/remove/", done=done)
 
 
+def _mcp_create(transport: str) -> Build:
+    """Add a stdio server (a key the administrator set up) or one at a URL, saved without contacting it."""
+
+    def build(w: World, user: User | None) -> Request:
+        name = _unique("server ")
+        data = mcp_rows.stdio_form(name) if transport == "stdio" else mcp_rows.http_form(name, mcp_rows.MCP_URL)
+        return Request("POST", "/mcp/new/", data, exists(MCPServer.objects.filter(team=w.team, name=name)))
+
+    return build
+
+
+def _mcp_edit(url: str | None) -> Build:
+    """Rename a stdio server (None), or a server at ``MCP_URL`` giving it ``url``: saved without contacting it."""
+
+    def build(w: World, user: User | None) -> Request:
+        name = _unique("renamed ")
+        if url is None:
+            server, data = mcp_rows.stdio_server(w.team, _unique("server ")), mcp_rows.stdio_form(name)
+        else:
+            server, data = mcp_rows.http_server(w.team, _unique("server ")), mcp_rows.http_form(name, url)
+        return Request("POST", f"/mcp/{server.pk}/edit/", data, exists(MCPServer.objects.filter(name=name)))
+
+    return build
+
+
+def _mcp_sync(w: World, user: User | None) -> Request:
+    """Sync the team's stdio test server: a local process lists its tools and the team's library gets them."""
+    server = mcp_rows.stdio_server(w.team, _unique("server "))
+    return Request("POST", f"/mcp/{server.pk}/sync/", done=exists(Tool.objects.filter(mcp_server=server)))
+
+
+def _mcp_delete(w: World, user: User | None) -> Request:
+    server = mcp_rows.stdio_server(w.team, _unique("server "))
+    return Request("POST", f"/mcp/{server.pk}/delete/", done=gone(MCPServer.objects.filter(pk=server.pk)))
+
+
+def _mcp_server(w: World) -> str:
+    return f"/mcp/{mcp_rows.stdio_server(w.team, _unique('server ')).pk}"
+
+
 TO_CHAT, TO_TEAM, TO_TOOLS, TO_PROVIDERS = "302 /c/N/", "302 /team/", "302 /tools/", "302 /providers/"
+TO_MCP = "302 /mcp/"
 
 CASES: list[Case] = [
     # Playground
@@ -622,6 +673,53 @@ CASES: list[Case] = [
         "endpoint-fetch-models",
         post(lambda w: f"/providers/{w.builtin_endpoint().pk}/models/"),
         (LOGIN, DENIED, DENIED, DENIED, DENIED),
+    ),
+    # MCP servers
+    Case("list the MCP servers", "mcp-servers", get(lambda w: "/mcp/"), CURRENT_TEAM),
+    Case("open the new-MCP-server form", "mcp-server-create", get(lambda w: "/mcp/new/"), CURRENT_TEAM_EDITORS),
+    Case(
+        "add a stdio MCP server",
+        "mcp-server-create",
+        _mcp_create("stdio"),
+        (LOGIN, TO_MCP, DENIED, f"{TO_MCP} done", f"{TO_MCP} done"),  # the outsider's: in their own team
+    ),
+    Case(
+        "add an MCP server at a URL",
+        "mcp-server-create",
+        _mcp_create("http"),
+        # Every MCP URL is a custom one: the editor gets the form back, saying only owners may.
+        (LOGIN, TO_MCP, DENIED, OK, f"{TO_MCP} done"),
+    ),
+    Case("open an MCP server's edit form", "mcp-server-edit", get(lambda w: f"{_mcp_server(w)}/edit/"), EDITORS),
+    Case(
+        "edit a stdio MCP server",
+        "mcp-server-edit",
+        _mcp_edit(None),
+        (LOGIN, NOT_FOUND, DENIED, f"{TO_MCP} done", f"{TO_MCP} done"),
+    ),
+    Case(
+        "edit an MCP server, keeping its URL",
+        "mcp-server-edit",
+        _mcp_edit(mcp_rows.MCP_URL),
+        (LOGIN, NOT_FOUND, DENIED, f"{TO_MCP} done", f"{TO_MCP} done"),
+    ),
+    Case(
+        "edit an MCP server, moving its URL",
+        "mcp-server-edit",
+        _mcp_edit("http://other-mcp-host:8000/mcp"),
+        (LOGIN, NOT_FOUND, DENIED, OK, f"{TO_MCP} done"),
+    ),
+    Case(
+        "sync an MCP server",
+        "mcp-server-sync",
+        _mcp_sync,
+        (LOGIN, NOT_FOUND, DENIED, f"{TO_MCP} done", f"{TO_MCP} done"),
+    ),
+    Case(
+        "delete an MCP server",
+        "mcp-server-delete",
+        _mcp_delete,
+        (LOGIN, NOT_FOUND, DENIED, f"{TO_MCP} done", f"{TO_MCP} done"),
     ),
     # Team
     Case("open the Team page", "team", get(lambda w: "/team/"), CURRENT_TEAM),
