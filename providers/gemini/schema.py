@@ -108,7 +108,7 @@ def _keyword(out: dict[str, Any], key: str, value: Any, path: str, context: Sche
     elif key == "enum":
         _enum(out, value, path, context)
     elif key == "format" and value not in FORMATS:
-        context.change(f"`format: {json.dumps(value)}` dropped (Gemini refuses it)", path)
+        context.change(f"`format: {json.dumps(value)}` dropped, a format Gemini does not take", path)
     elif key in SUPPORTED:
         out[key] = value
     else:

@@ -52,7 +52,7 @@ def apply_strategy(format: str, request: ChatRequest, requested: str = NATIVE) -
     choice = choose(format, request.get("model") or "", requested, strict_tools=strict_tools)
     # Native when asked for (or picked by auto) says nothing: the notes are about what changed, and nothing did.
     quiet = choice.strategy == NATIVE and requested in (AUTO, NATIVE)
-    notes = [] if quiet else [f"tool-calling strategy: {choice.strategy} ({choice.reason})"]
+    notes = [] if quiet else [f"tool-calling strategy: {choice.strategy}. {choice.reason}"]
     if requested == STRICT:
         request, marked = _all_strict(request)
         if marked:

@@ -16,7 +16,6 @@ from playground.tools.models import Tool
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-    from playground.teams.models import Team
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 

@@ -155,7 +155,7 @@ async def test_auto_picks_prompted_for_a_model_the_table_says_has_no_tools(
     done = await run_turn(conversation, "anthropic", "Weather in Quito?", model="sim-prompted", strategy="auto")
     assert done.status == "done", done.status_message
     messages, round_trips = await saved(conversation)
-    assert "tool-calling strategy: prompted (auto:" in round_trips[0].notes[0]
+    assert "tool-calling strategy: prompted. auto:" in round_trips[0].notes[0]
     assert messages[1].data["content"] == "I'll use a tool for that.", "the text around the call stays text"
     assert messages[1].data["tool_calls"][0]["function"]["name"] == "get_weather"
 

@@ -420,7 +420,7 @@ def test_schema_keywords_outside_the_subset_are_translated_or_dropped() -> None:
         "`allOf` merged into one schema (at $.both)",
         'type ["string", "integer", "null"] sent as `anyOf` (at $.many)',
         "`uniqueItems` dropped (at $.tags)",
-        '`format: "email"` dropped (Gemini refuses it) (at $.mail)',
+        '`format: "email"` dropped, a format Gemini does not take (at $.mail)',
     ):
         assert change in note
 

@@ -67,7 +67,7 @@ CORPUS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, tuple[str, str
         obj({"to": {"type": "string", "format": "email"}}),
         {},
         {
-            "gemini": ("change", '`format: "email"` dropped (Gemini refuses it) (at $.to)'),
+            "gemini": ("change", '`format: "email"` dropped, a format Gemini does not take (at $.to)'),
             "openai-strict": ("ok", ""),
             "anthropic": ("ok", ""),
         },
@@ -232,7 +232,7 @@ def test_notes_for_a_chat_about_to_start() -> None:
     ]
     notes = portability_notes(tools, "gemini")
     assert notes == [
-        'tool `send`: for Gemini, `format: "email"` dropped (Gemini refuses it) (at $.to)',
+        'tool `send`: for Gemini, `format: "email"` dropped, a format Gemini does not take (at $.to)',
         "tool `send`: for Gemini, `additionalProperties` dropped (at $)",
     ]
     wrong = [{"type": "function", "function": {"name": "count", "parameters": CORPUS["a format of another type"][0]}}]

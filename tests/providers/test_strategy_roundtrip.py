@@ -55,7 +55,7 @@ def test_auto_is_resolved_from_the_capability_table(fmt: str, model: str, strict
     if expected == "native":
         assert applied.notes == [], "nothing changed, nothing said"
     else:
-        assert applied.notes[0].startswith(f"tool-calling strategy: {expected} (auto:")
+        assert applied.notes[0].startswith(f"tool-calling strategy: {expected}. auto:")
 
 
 def test_the_request_is_rewritten_and_the_original_left_alone() -> None:
