@@ -42,6 +42,7 @@ class ChatConsumer(ConversationConsumer):
     asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
     asked: bool = False
     saved: dict[str, Any] | None = None
+    hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
 
     async def admitted(self, user: Any) -> bool:
         self.conversation, self.can_edit = await self._load(user, self.conversation_id)

@@ -1,7 +1,10 @@
 """A streaming round trip's raw events, saved a batch at a time while it streams: a crash loses at most one batch.
 
-Saving never holds up the stream: ``add`` only appends, and a task writes what has gathered every ``EVERY_S``
-(sooner once ``MAX_EVENTS`` wait), through the ORM's worker thread while the run goes on reading.
+Saving never holds up the stream: ``EventSaver.add`` only appends. One writer per process (per event loop) gathers
+what every streaming round trip has added and writes it every ``EVERY_S`` (sooner once ``MAX_EVENTS`` wait for one
+round trip) as one multi-row insert, through the ORM's worker thread, while the runs go on reading. With a hundred
+chats streaming that is four inserts a second instead of four hundred: a commit, a thread hop and a connection
+check each, which took a third of the server's CPU and showed as stalls of every stream (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from dataclasses import dataclass, field
 
 from playground.conversations.models import RoundTrip, WireEventBatch
@@ -20,48 +24,96 @@ Event = tuple[float, str, str | None]
 logger = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(eq=False)
 class EventSaver:
+    """The raw events of one round trip that are not saved yet."""
+
     round_trip: RoundTrip
     every_s: float = EVERY_S
     pending: list[Event] = field(default_factory=list)
     seq: int = 0
-    _task: asyncio.Task[None] | None = None
-    _saving_now: bool = False  # a batch is being written: the task must finish, not be cancelled
+    closed: bool = False
 
     def add(self, event: Event) -> None:
+        if self.closed:
+            return
         self.pending.append(event)
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._save_soon())
-        elif len(self.pending) >= MAX_EVENTS and not self._saving_now:
-            self._task.cancel()
-            self._task = asyncio.get_running_loop().create_task(self._save_soon(delay=0))
-
-    async def _save_soon(self, delay: float | None = None) -> None:
-        await asyncio.sleep(self.every_s if delay is None else delay)
-        self._saving_now = True
-        try:
-            while self.pending:  # events added during a save go in the next batch
-                batch, self.pending = self.pending, []
-                await WireEventBatch.objects.acreate(round_trip=self.round_trip, seq=self.seq, events=batch)
-                self.seq += 1
-        except Exception as exc:
-            # The run goes on: its events are still kept in memory and saved whole when the round trip ends.
-            logger.warning("could not save a batch of raw events of round trip %s: %s", self.round_trip.pk, exc)
-        finally:
-            self._saving_now = False
+        writer_for_loop(self.every_s).want(self)
 
     async def close(self) -> None:
         """The round trip is being saved whole: stop batching, but let a batch being written finish first, so no
         batch lands after the whole is saved and its batches deleted."""
-        task, self._task = self._task, None
+        self.closed = True
         self.pending = []
-        if task is None or task.done():
-            return
-        if self._saving_now:
+        await writer_for_loop(self.every_s).settled(self)
+
+
+@dataclass(eq=False)
+class BatchWriter:
+    """Writes the pending events of every round trip of this process together."""
+
+    every_s: float = EVERY_S
+    waiting: dict[int, EventSaver] = field(default_factory=dict)  # savers with events to write, by identity
+    _task: asyncio.Task[None] | None = None
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _writing: set[int] = field(default_factory=set)  # savers whose events the write in progress holds
+    _written: asyncio.Future[None] | None = None  # done when the write in progress is
+
+    def want(self, saver: EventSaver) -> None:
+        self.waiting[id(saver)] = saver
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._write_soon())
+        elif len(saver.pending) >= MAX_EVENTS:
+            self._wake.set()
+
+    async def settled(self, saver: EventSaver) -> None:
+        """Return once no write holding this saver's events is in progress (it is closed: it gets no new one)."""
+        self.waiting.pop(id(saver), None)
+        while id(saver) in self._writing and self._written is not None:
             with contextlib.suppress(Exception):
-                await asyncio.shield(task)
-        else:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+                await asyncio.shield(self._written)
+
+    async def _write_soon(self) -> None:
+        while self.waiting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.every_s)
+            self._wake.clear()
+            await self._write(self._take())
+
+    def _take(self) -> list[tuple[EventSaver, WireEventBatch]]:
+        batches = []
+        for saver in self.waiting.values():
+            if saver.closed or not saver.pending:
+                continue
+            batch = WireEventBatch(round_trip=saver.round_trip, seq=saver.seq, events=saver.pending)
+            saver.pending, saver.seq = [], saver.seq + 1
+            batches.append((saver, batch))
+        self.waiting.clear()
+        return batches
+
+    async def _write(self, batches: list[tuple[EventSaver, WireEventBatch]]) -> None:
+        if not batches:
+            return
+        self._writing = {id(saver) for saver, _ in batches}
+        self._written = asyncio.get_running_loop().create_future()
+        try:
+            await WireEventBatch.objects.abulk_create([batch for _, batch in batches])
+        except Exception as exc:
+            # The runs go on: their events are still kept in memory and saved whole when each round trip ends.
+            logger.warning("could not save %d batch(es) of raw events: %s", len(batches), exc)
+        finally:
+            self._writing = set()
+            self._written.set_result(None)
+
+
+# One writer per event loop: a test's loop ends with the test, a server's lives as long as the process.
+_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BatchWriter] = weakref.WeakKeyDictionary()
+
+
+def writer_for_loop(every_s: float = EVERY_S) -> BatchWriter:
+    loop = asyncio.get_running_loop()
+    writer = _writers.get(loop)
+    if writer is None:
+        writer = _writers[loop] = BatchWriter(every_s)
+    return writer

@@ -79,9 +79,7 @@ async def _watch() -> None:
 def beat(*, startup: bool = False) -> list[int]:
     """Say this process is alive, then recover the runs of the processes that are gone; returns their ids."""
     now = timezone.now()
-    RunProcess.objects.update_or_create(
-        id=PROCESS_ID, defaults={"host": HOST, "pid": os.getpid(), "beat_at": now}
-    )
+    RunProcess.objects.update_or_create(id=PROCESS_ID, defaults={"host": HOST, "pid": os.getpid(), "beat_at": now})
     gone = gone_processes(startup=startup)
     recovered: list[int] = []
     for process_id in gone:

@@ -62,13 +62,20 @@ class Watcher(Protocol):
 
 # This process's sockets per conversation they show (ChatConsumer adds and removes itself).
 _watching: dict[int, set[Watcher]] = {}
+# Bumped whenever a socket starts or stops watching: a run's "is a local socket not fed directly?" answer, asked for
+# every frame, is kept until this or its own subscribers change.
+_watch_generation = 0
 
 
 def watch(conversation_id: int, watcher: Watcher) -> None:
+    global _watch_generation
+    _watch_generation += 1
     _watching.setdefault(conversation_id, set()).add(watcher)
 
 
 def unwatch(conversation_id: int, watcher: Watcher) -> None:
+    global _watch_generation
+    _watch_generation += 1
     watchers = _watching.get(conversation_id)
     if watchers is not None:
         watchers.discard(watcher)
@@ -125,12 +132,16 @@ class ActiveRun:
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
     _syncs: set[asyncio.Task[None]] = field(default_factory=set)  # replays on their way to sockets elsewhere
+    _subscribers_version: int = 0
+    _unfed_local: tuple[int, int, bool] = (-1, -1, False)  # (watch generation, subscribers version, answer)
 
     def subscribe(self, send: Subscriber) -> None:
         """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
+        self._subscribers_version += 1
         self.subscribers.setdefault(send, len(self._queued))
 
     def unsubscribe(self, send: Subscriber) -> None:
+        self._subscribers_version += 1
         self.subscribers.pop(send, None)
 
     def is_fed(self, send: Subscriber) -> bool:
@@ -185,7 +196,7 @@ class ActiveRun:
             try:
                 await send(text if not skip else encode_frames(frames[skip:]))
             except Exception:  # a socket closing mid-send must not break the run
-                self.subscribers.pop(send, None)
+                self.unsubscribe(send)
 
     @staticmethod
     def _encodable(frames: list[Frame], skips: dict[Subscriber, int]) -> tuple[list[Frame], dict[Subscriber, int]]:
@@ -223,11 +234,19 @@ class ActiveRun:
     def _batch_wanted(self) -> bool:
         """Whether a socket may need the frame through the layer: one here that is not fed directly, or, with a
         shared layer, one elsewhere that watches (or may, in the run's first second)."""
-        if any(w.send_frames not in self.subscribers for w in _watching.get(self.conversation_id, ())):
+        if self._local_socket_unfed():
             return True
         if self.shared_layer is None:
             self.shared_layer = layer_is_shared()
         return self.shared_layer and (bool(self.remote_watchers) or time.monotonic() - self.started_at < REMOTE_GRACE_S)
+
+    def _local_socket_unfed(self) -> bool:
+        generation, version, unfed = self._unfed_local
+        if generation != _watch_generation or version != self._subscribers_version:
+            watchers = _watching.get(self.conversation_id, ())
+            unfed = any(w.send_frames not in self.subscribers for w in watchers)
+            self._unfed_local = (_watch_generation, self._subscribers_version, unfed)
+        return unfed
 
     async def flush(self) -> None:
         """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket.

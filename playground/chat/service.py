@@ -7,7 +7,7 @@ import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
@@ -48,6 +48,14 @@ HEARTBEAT_S = 20
 RUN_STALE_AFTER_S = 90  # a running or waiting conversation not touched for this long belongs to a dead process
 
 logger = logging.getLogger(__name__)
+
+
+def orm_thread(function: Any) -> Any:
+    """Run on the ORM's own thread, as the async ORM calls do. Not Channels' wrapper: that one closes the thread's
+    connection before and after each call, and on SQLite each close checkpoints the whole WAL, a stall of every
+    stream of the process when runs start and end by the dozen (docs/performance.md)."""
+    return sync_to_async(function, thread_sensitive=True)
+
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -106,7 +114,7 @@ async def start_turn(
 
 async def _check_policy(endpoint: Endpoint) -> None:
     """The allow-list as it is now: an endpoint saved before it was narrowed gets no request, and no key."""
-    refusal = await database_sync_to_async(refusal_for)(endpoint)
+    refusal = await orm_thread(refusal_for)(endpoint)
     if refusal:
         raise TurnRefused(f"{endpoint.name} cannot be used: {refusal}")
 
@@ -118,7 +126,7 @@ async def _check_user_runs(conversation: Conversation, user: AbstractBaseUser | 
     limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
     rows = Conversation.objects.filter(run_by=user, status__in=BUSY).exclude(pk=conversation.pk)
     held = [row async for row in rows.values("status", "run_owner", "updated_at")]
-    alive = sum([await database_sync_to_async(_holder_alive)(row) for row in held])
+    alive = await orm_thread(_alive_holders)(held) if held else 0
     if alive >= limit:
         raise TurnRefused(
             f"You have {alive} run{'s' if alive != 1 else ''} going already (at most {limit} at once): "
@@ -132,7 +140,7 @@ async def _claim(conversation: Conversation, user: AbstractBaseUser | None = Non
     row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
     if row is None:
         raise TurnRefused("This conversation no longer exists.")
-    if row["status"] in BUSY and await database_sync_to_async(_holder_alive)(row):
+    if row["status"] in BUSY and await orm_thread(_holder_alive)(row):
         raise TurnRefused(STILL_RUNNING)
     # Only if nobody claimed it in between: the same status and holder as just read.
     claimed = await Conversation.objects.filter(
@@ -147,6 +155,11 @@ async def _claim(conversation: Conversation, user: AbstractBaseUser | None = Non
     if not claimed:
         raise TurnRefused(STILL_RUNNING)
     conversation.status, conversation.run_owner, conversation.run_by = Conversation.Status.RUNNING, PROCESS_ID, user
+
+
+def _alive_holders(rows: list[dict[str, Any]]) -> int:
+    """How many of these claims are held by a live process, in one trip to the ORM's thread (not one per claim)."""
+    return sum(_holder_alive(row) for row in rows)
 
 
 def _holder_alive(row: dict[str, Any]) -> bool:
@@ -253,7 +266,7 @@ async def _finish(
 async def _index(conversation: Conversation) -> None:
     """Refresh what the Conversations list searches; a failure here must not undo a finished run."""
     try:
-        await database_sync_to_async(index_conversation)(conversation)
+        await orm_thread(index_conversation)(conversation)
     except Exception:
         logger.exception("could not index conversation %s for search", conversation.pk)
 

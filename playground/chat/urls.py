@@ -13,7 +13,5 @@ urlpatterns = [
     path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),
     path("c/<int:pk>/round-trips/<int:position>/events/", views.wire_events_partial, name="chat-wire-events"),
     path("c/<int:pk>/round-trips/<int:position>/panes/", views.round_trip_partial, name="chat-round-trip"),
-    path(
-        "c/<int:pk>/round-trips/<int:position>/copy/<str:kind>/", views.round_trip_copy, name="chat-round-trip-copy"
-    ),
+    path("c/<int:pk>/round-trips/<int:position>/copy/<str:kind>/", views.round_trip_copy, name="chat-round-trip-copy"),
 ]

@@ -6,6 +6,7 @@ import json
 import secrets
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
@@ -30,6 +31,16 @@ class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
     """
 
     parts: PartCollector  # a message from the page arriving in parts
+    # Layer messages that come many times a second and never touch the database. Channels closes the ORM thread's
+    # connection before every handler (a thread hop; on SQLite a checkpoint of the whole WAL), which a streaming run
+    # seen from another process would pay on every batch.
+    hot_types: frozenset[str] = frozenset()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("type") in self.hot_types:
+            await getattr(self, get_handler_name(message))(message)
+            return
+        await super().dispatch(message)
 
     async def connect(self) -> None:
         self.parts = PartCollector()

@@ -1,0 +1,175 @@
+"""What a streaming run costs the process: raw events of every round trip written together, no thread hop or
+connection close per layer batch, and the "does a socket need batches?" answer kept between changes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.chat import event_saver
+from playground.chat.consumer import ChatConsumer
+from playground.chat.event_saver import EventSaver, writer_for_loop
+from playground.chat.registry import ActiveRun, unwatch, watch
+from playground.conversations.models import Conversation, RoundTrip, WireEventBatch
+from tests.chat.conftest import open_chat
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+
+
+@database_sync_to_async
+def round_trips(conversation: Conversation, count: int) -> list[RoundTrip]:
+    return [RoundTrip.objects.create(conversation=conversation, position=i, format="openai-chat") for i in range(count)]
+
+
+@database_sync_to_async
+def saved_batches() -> list[tuple[int, int, list[Any]]]:
+    return list(WireEventBatch.objects.order_by("round_trip_id", "seq").values_list("round_trip_id", "seq", "events"))
+
+
+def count_writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of rows of each write the batch writer makes (it still writes them)."""
+    writes: list[int] = []
+    real = WireEventBatch.objects.abulk_create
+
+    async def counted(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
+        writes.append(len(rows))
+        return await real(rows, *args, **kwargs)
+
+    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", counted)
+    return writes
+
+
+async def test_the_events_of_every_streaming_round_trip_are_written_in_one_insert(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = count_writes(monkeypatch)
+    rows = await round_trips(conversation, 5)
+    savers = [EventSaver(row, every_s=0.05) for row in rows]
+    for n in range(3):
+        for i, saver in enumerate(savers):
+            saver.add((float(n), f"rt{i} event{n}", None))
+    await asyncio.sleep(0.2)
+    assert writes == [5], "one write for the five round trips, not one each"
+    savers[0].add((9.0, "rt0 later", None))
+    await asyncio.sleep(0.2)
+    assert writes == [5, 1]
+    batches = await saved_batches()
+    first = [(seq, [e[1] for e in events]) for rt, seq, events in batches if rt == rows[0].pk]
+    assert first == [(0, ["rt0 event0", "rt0 event1", "rt0 event2"]), (1, ["rt0 later"])]
+    assert {rt for rt, _, _ in batches} == {row.pk for row in rows}
+
+
+async def test_a_round_trip_with_many_events_waiting_is_written_before_the_interval(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = count_writes(monkeypatch)
+    [row] = await round_trips(conversation, 1)
+    saver = EventSaver(row, every_s=30.0)
+    for n in range(event_saver.MAX_EVENTS):
+        saver.add((float(n), f"e{n}", None))
+    await asyncio.sleep(0.3)
+    assert writes == [1], "a full batch does not wait the 30 s interval"
+    [(_, _, events)] = await saved_batches()
+    assert len(events) == event_saver.MAX_EVENTS
+
+
+async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_written(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = WireEventBatch.objects.abulk_create
+    started = asyncio.Event()
+
+    async def slow(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
+        started.set()
+        await asyncio.sleep(0.2)  # a busy database
+        return await real(rows, *args, **kwargs)
+
+    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", slow)
+    [row, other] = await round_trips(conversation, 2)
+    saver, other_saver = EventSaver(row, every_s=0.01), EventSaver(other, every_s=0.01)
+    saver.add((1.0, "written", None))
+    other_saver.add((1.0, "other", None))
+    await started.wait()
+    saver.add((2.0, "never written: the whole replaces it", None))
+    await saver.close()
+    # Once close returns, the batch being written has landed: deleting the batches now leaves none behind.
+    assert [events[0][1] for rt, _, events in await saved_batches() if rt == row.pk] == ["written"]
+    await other_saver.close()
+    saver.add((3.0, "after close", None))
+    assert not saver.pending
+    assert not writer_for_loop().waiting
+
+
+async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def database_away(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
+        raise RuntimeError("database is away")
+
+    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", database_away)
+    [row] = await round_trips(conversation, 1)
+    saver = EventSaver(row, every_s=0.01)
+    saver.add((1.0, "e", None))
+    await asyncio.sleep(0.1)
+    assert "could not save 1 batch(es) of raw events" in caplog.text
+    monkeypatch.undo()
+    saver.add((2.0, "f", None))
+    await asyncio.sleep(0.1)
+    assert [(seq, events) for _, seq, events in await saved_batches()] == [(1, [[2.0, "f", None]])]
+
+
+async def test_layer_batches_skip_the_connection_check_that_client_messages_get(
+    conversation: Conversation, alice_ws_headers: list[tuple[bytes, bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[str] = []
+
+    async def counted() -> None:
+        checks.append("closed")
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", counted)
+    chat = await open_chat(conversation.pk, alice_ws_headers)
+    await chat.receive_json_from()  # the snapshot
+    before = len(checks)
+    await chat.send_json_to({"type": "ping"})
+    assert (await chat.receive_json_from())["type"] == "pong"
+    assert len(checks) == before + 1, "a message from the page still gets Channels' connection check"
+    frames = [{"type": "status", "status": "running", "label": "Running", "message": ""}]
+    await chat.send_input({"type": "conversation.batch", "run_id": "elsewhere", "frames": frames})
+    assert await chat.receive_json_from() == frames
+    assert len(checks) == before + 1, "a batch of frames does not"
+    assert "conversation.batch" in ChatConsumer.hot_types
+    await chat.disconnect()
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def follow(self, run: ActiveRun) -> None:
+        run.subscribe(self.send_frames)
+
+    async def send_frames(self, text: str) -> None:
+        self.texts.append(text)
+
+
+async def test_batches_are_wanted_exactly_while_a_local_socket_is_not_fed_directly() -> None:
+    run, socket, other = ActiveRun(990101), Socket(), Socket()
+    assert not run._batch_wanted()
+    watch(990101, socket)
+    try:
+        assert run._batch_wanted(), "a socket that watches but is not fed needs batches"
+        socket.follow(run)
+        assert not run._batch_wanted()
+        watch(990101, other)
+        assert run._batch_wanted(), "a second socket joined: asked again, not remembered"
+        run.unsubscribe(socket.send_frames)
+        other.follow(run)
+        assert run._batch_wanted(), "the first socket is no longer fed"
+        unwatch(990101, socket)
+        assert not run._batch_wanted()
+    finally:
+        unwatch(990101, socket)
+        unwatch(990101, other)
