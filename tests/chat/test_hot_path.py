@@ -4,6 +4,9 @@ connection close per layer batch, and the "does a socket need batches?" answer k
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -173,3 +176,11 @@ async def test_batches_are_wanted_exactly_while_a_local_socket_is_not_fed_direct
     finally:
         unwatch(990101, socket)
         unwatch(990101, other)
+
+
+def test_the_server_process_runs_full_collections_ten_times_less_often() -> None:
+    code = "import gc; d = gc.get_threshold(); import playground.asgi; print(d[2], gc.get_threshold()[2])"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "playground.settings"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    default, served = map(int, out.stdout.split())
+    assert served == default * 10
