@@ -18,6 +18,7 @@ from playground.chat.processes import RunWatchdog  # noqa: E402
 from playground.mounts import PrefixDispatcher, load_simulator  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.shell.origin import SameOriginValidator  # noqa: E402
+from playground.shell.raw_send import KeepRawSend  # noqa: E402
 
 SIMULATOR_PREFIX = "/sim"
 
@@ -25,7 +26,7 @@ application = RunWatchdog(
     ProtocolTypeRouter(
         {
             "http": PrefixDispatcher(django_application, {SIMULATOR_PREFIX: load_simulator}),
-            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": KeepRawSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
         }
     )
 )

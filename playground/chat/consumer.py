@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from playground.chat.attachments import max_send_bytes
 from playground.chat.options import parse_options
@@ -25,6 +26,7 @@ from playground.chat.service import TurnRefused, resume_turn, start_turn
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
 from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES
+from playground.shell.raw_send import raw_send
 from playground.teams.access import membership_for
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
@@ -128,8 +130,13 @@ class ChatConsumer(ConversationConsumer):
         run.subscribe(self.send_frames)
 
     async def send_frames(self, text: str) -> None:
-        """A run's frames: one message holding a JSON array (docs/websocket.md), serialised once for every socket."""
-        await self.send(text_data=text)
+        """A run's frames: one message holding a JSON array (docs/websocket.md), serialised once for every socket.
+        Straight to the server when it fits in one frame (playground.shell.raw_send); in parts through ``send``."""
+        send = raw_send(self.scope)
+        if send is None or len(text) * 4 > settings.CROSSWIRE_MAX_FRAME_BYTES:
+            await self.send(text_data=text)
+            return
+        await send({"type": "websocket.send", "text": text})
 
     async def disconnect(self, code: int) -> None:
         if self.conversation is not None:

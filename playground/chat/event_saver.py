@@ -29,7 +29,6 @@ class EventSaver:
     """The raw events of one round trip that are not saved yet."""
 
     round_trip: RoundTrip
-    every_s: float = EVERY_S
     pending: list[Event] = field(default_factory=list)
     seq: int = 0
     closed: bool = False
@@ -38,21 +37,20 @@ class EventSaver:
         if self.closed:
             return
         self.pending.append(event)
-        writer_for_loop(self.every_s).want(self)
+        writer_for_loop().want(self)
 
     async def close(self) -> None:
         """The round trip is being saved whole: stop batching, but let a batch being written finish first, so no
         batch lands after the whole is saved and its batches deleted."""
         self.closed = True
         self.pending = []
-        await writer_for_loop(self.every_s).settled(self)
+        await writer_for_loop().settled(self)
 
 
 @dataclass(eq=False)
 class BatchWriter:
-    """Writes the pending events of every round trip of this process together."""
+    """Writes the pending events of every round trip of this process together, every ``EVERY_S``."""
 
-    every_s: float = EVERY_S
     waiting: dict[int, EventSaver] = field(default_factory=dict)  # savers with events to write, by identity
     _task: asyncio.Task[None] | None = None
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -77,7 +75,7 @@ class BatchWriter:
     async def _write_soon(self) -> None:
         while self.waiting:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.every_s)
+                await asyncio.wait_for(self._wake.wait(), EVERY_S)
             self._wake.clear()
             await self._write(self._take())
 
@@ -111,9 +109,9 @@ class BatchWriter:
 _writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BatchWriter] = weakref.WeakKeyDictionary()
 
 
-def writer_for_loop(every_s: float = EVERY_S) -> BatchWriter:
+def writer_for_loop() -> BatchWriter:
     loop = asyncio.get_running_loop()
     writer = _writers.get(loop)
     if writer is None:
-        writer = _writers[loop] = BatchWriter(every_s)
+        writer = _writers[loop] = BatchWriter()
     return writer

@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.sessions import InstanceSessionWrapper
 
 from playground.chat import event_saver
 from playground.chat.consumer import ChatConsumer
 from playground.chat.event_saver import EventSaver, writer_for_loop
 from playground.chat.registry import ActiveRun, unwatch, watch
 from playground.conversations.models import Conversation, RoundTrip, WireEventBatch
-from tests.chat.conftest import open_chat
+from tests.chat.conftest import frames_until, of_type, open_chat, options
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
@@ -32,17 +33,24 @@ def saved_batches() -> list[tuple[int, int, list[Any]]]:
     return list(WireEventBatch.objects.order_by("round_trip_id", "seq").values_list("round_trip_id", "seq", "events"))
 
 
-def count_writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of rows of each write the batch writer makes (it still writes them)."""
-    writes: list[int] = []
+def count_writes(monkeypatch: pytest.MonkeyPatch, every_s: float = 0.05) -> list[set[int]]:
+    """The round trips of each write the batch writer makes (it still writes them), every ``every_s``."""
+    monkeypatch.setattr(event_saver, "EVERY_S", every_s)
+    writes: list[set[int]] = []
     real = WireEventBatch.objects.abulk_create
 
     async def counted(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
-        writes.append(len(rows))
+        writes.append({row.round_trip_id for row in rows})
         return await real(rows, *args, **kwargs)
 
     monkeypatch.setattr(WireEventBatch.objects, "abulk_create", counted)
     return writes
+
+
+def ours(writes: list[set[int]], rows: list[RoundTrip]) -> list[set[int]]:
+    """The writes that held these round trips (a run of an earlier test may still be saving on the same loop)."""
+    ids = {row.pk for row in rows}
+    return [write & ids for write in writes if write & ids]
 
 
 async def test_the_events_of_every_streaming_round_trip_are_written_in_one_insert(
@@ -50,15 +58,17 @@ async def test_the_events_of_every_streaming_round_trip_are_written_in_one_inser
 ) -> None:
     writes = count_writes(monkeypatch)
     rows = await round_trips(conversation, 5)
-    savers = [EventSaver(row, every_s=0.05) for row in rows]
+    await asyncio.sleep(0.3)  # a writer already waiting (an earlier test's) has woken with the short interval
+    savers = [EventSaver(row) for row in rows]
     for n in range(3):
         for i, saver in enumerate(savers):
             saver.add((float(n), f"rt{i} event{n}", None))
     await asyncio.sleep(0.2)
-    assert writes == [5], "one write for the five round trips, not one each"
+    everyone = {row.pk for row in rows}
+    assert ours(writes, rows) == [everyone], "one write for the five round trips, not one each"
     savers[0].add((9.0, "rt0 later", None))
     await asyncio.sleep(0.2)
-    assert writes == [5, 1]
+    assert ours(writes, rows) == [everyone, {rows[0].pk}]
     batches = await saved_batches()
     first = [(seq, [e[1] for e in events]) for rt, seq, events in batches if rt == rows[0].pk]
     assert first == [(0, ["rt0 event0", "rt0 event1", "rt0 event2"]), (1, ["rt0 later"])]
@@ -68,13 +78,13 @@ async def test_the_events_of_every_streaming_round_trip_are_written_in_one_inser
 async def test_a_round_trip_with_many_events_waiting_is_written_before_the_interval(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writes = count_writes(monkeypatch)
+    writes = count_writes(monkeypatch, every_s=30.0)
     [row] = await round_trips(conversation, 1)
-    saver = EventSaver(row, every_s=30.0)
+    saver = EventSaver(row)
     for n in range(event_saver.MAX_EVENTS):
         saver.add((float(n), f"e{n}", None))
     await asyncio.sleep(0.3)
-    assert writes == [1], "a full batch does not wait the 30 s interval"
+    assert ours(writes, [row]) == [{row.pk}], "a full batch does not wait the 30 s interval"
     [(_, _, events)] = await saved_batches()
     assert len(events) == event_saver.MAX_EVENTS
 
@@ -91,8 +101,10 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
         return await real(rows, *args, **kwargs)
 
     monkeypatch.setattr(WireEventBatch.objects, "abulk_create", slow)
+    monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row, other] = await round_trips(conversation, 2)
-    saver, other_saver = EventSaver(row, every_s=0.01), EventSaver(other, every_s=0.01)
+    await asyncio.sleep(0.3)
+    saver, other_saver = EventSaver(row), EventSaver(other)
     saver.add((1.0, "written", None))
     other_saver.add((1.0, "other", None))
     await started.wait()
@@ -113,12 +125,15 @@ async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
         raise RuntimeError("database is away")
 
     monkeypatch.setattr(WireEventBatch.objects, "abulk_create", database_away)
+    monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row] = await round_trips(conversation, 1)
-    saver = EventSaver(row, every_s=0.01)
+    await asyncio.sleep(0.3)
+    saver = EventSaver(row)
     saver.add((1.0, "e", None))
     await asyncio.sleep(0.1)
     assert "could not save 1 batch(es) of raw events" in caplog.text
-    monkeypatch.undo()
+    monkeypatch.undo()  # the database is back
+    monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     saver.add((2.0, "f", None))
     await asyncio.sleep(0.1)
     assert [(seq, events) for _, seq, events in await saved_batches()] == [(1, [[2.0, "f", None]])]
@@ -184,3 +199,27 @@ def test_the_server_process_runs_full_collections_ten_times_less_often() -> None
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
     default, served = map(int, out.stdout.split())
     assert served == default * 10
+
+
+async def test_a_runs_frames_go_straight_to_the_server_and_replies_through_the_wrappers(
+    conversation: Conversation, alice_ws_headers: list[tuple[bytes, bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    through_wrappers: list[str] = []
+    real = InstanceSessionWrapper.send
+
+    async def counted(self: InstanceSessionWrapper, message: dict[str, Any]) -> None:
+        if message.get("type") == "websocket.send":
+            through_wrappers.append(message["text"])
+        await real(self, message)
+
+    monkeypatch.setattr(InstanceSessionWrapper, "send", counted)
+    chat = await open_chat(conversation.pk, alice_ws_headers)
+    await chat.receive_json_from()  # the snapshot
+    chat_options = await database_sync_to_async(options)(tools=[])
+    await chat.send_json_to({"type": "send", "text": "/text hello there", "options": chat_options})
+    frames = await frames_until(chat, "run.end")
+    assert [f["text"] for f in of_type(frames, "rt.delta") if f.get("kind") == "text"], "the text streamed"
+    assert frames[-1]["status"] == "done"
+    assert through_wrappers, "replies to the page (the snapshot, turn.started) still go through the consumer"
+    assert not [text for text in through_wrappers if text.startswith("[")], "no array of a run's frames did"
+    await chat.disconnect()
