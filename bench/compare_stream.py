@@ -31,8 +31,8 @@ import urllib.request
 from pathlib import Path
 
 from ws_clients import ChatResult, Target, _connect, _receive
+from ws_measure import percentile, started, warm_up
 from ws_servers import App, Server, start_app, start_upstream
-from ws_stream import _started, _warm_up, percentile
 
 TARGET_COLUMNS, TARGET_RATE, TARGET_RATIO = 4, 50.0, 1.5
 FIRST_BYTE_DELAY_S = 2.0
@@ -127,12 +127,12 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="compare-") as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
-        upstream = _started(stack, start_upstream(work, args.rate, args.seconds, args.chars, FIRST_BYTE_DELAY_S))
+        upstream = started(stack, start_upstream(work, args.rate, args.seconds, args.chars, FIRST_BYTE_DELAY_S))
         settings = (
             {} if args.frame_interval_ms is None else {"CROSSWIRE_FRAME_INTERVAL_MS": str(args.frame_interval_ms)}
         )
         app = start_app(work, upstream, 1, **settings)
-        _started(stack, app.server)
+        started(stack, app.server)
         warm = Target(
             f"{app.server.ws_url}/ws/conversations/",
             app.server.url,
@@ -140,7 +140,7 @@ def main() -> None:
             {"endpoint_id": app.endpoint_id, "model": "bench-1", "tools": [], "stream": True},
             60,
         )
-        _warm_up(warm, app.conversation_ids[0])
+        warm_up(warm, app.conversation_ids[0])
         ratios = []
         for pair in range(args.pairs):
             alone = measure(app, upstream, 1, f"alone-{pair}", args)

@@ -201,8 +201,11 @@ def seed_long_conversation(env: dict[str, str]) -> int:
         for table, columns, values in (
             ("playground_conversation", CONVERSATION_COLUMNS, rows.conversations),
             # The measures have no database default: zero here, measured below.
-            ("playground_roundtrip", [*ROUND_TRIP_COLUMNS, "event_count", "body_chars"],
-             [(*row, 0, 0) for row in rows.round_trips]),
+            (
+                "playground_roundtrip",
+                [*ROUND_TRIP_COLUMNS, "event_count", "body_chars"],
+                [(*row, 0, 0) for row in rows.round_trips],
+            ),
             ("playground_message", MESSAGE_COLUMNS, rows.messages),
         ):
             marks = ", ".join(["%s"] * len(columns))

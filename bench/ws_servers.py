@@ -66,9 +66,12 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def spawn(name: str, args: list[str], env: dict[str, str], log_dir: Path, ready_path: str) -> Server:
-    """Start ``args`` (with a free port as ``{port}``) and wait until ``ready_path`` answers 200."""
-    port = free_port()
+def spawn(
+    name: str, args: list[str], env: dict[str, str], log_dir: Path, ready_path: str, port: int | None = None
+) -> Server:
+    """Start ``args`` (with ``port``, or a free one, as ``{port}``) and wait until ``ready_path`` answers 200.
+    A server configured by a file (nginx) is given the port that file names."""
+    port = port or free_port()
     log_path = log_dir / f"{name}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
@@ -124,9 +127,21 @@ class App:
     conversation_ids: list[int]
 
 
-def start_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "", **settings: str) -> App:
-    """The real app as deployed, minus the proxy: DEBUG off, SQLite in ``data_dir``, the in-memory channel layer
-    (or Redis at ``redis_url``, as the Compose deployment runs it); ``settings``: more environment variables."""
+@dataclass(frozen=True)
+class AppSetup:
+    """A prepared database and the environment that serves it: every process started with ``env`` shares it."""
+
+    env: dict[str, str]
+    data_dir: Path
+    password: str
+    endpoint_id: int
+    conversation_ids: list[int]
+
+
+def prepare_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "", **settings: str) -> AppSetup:
+    """The real app's database in ``data_dir`` and its environment as deployed, minus the proxy: DEBUG off, SQLite,
+    the in-memory channel layer (or Redis at ``redis_url``, as the Compose deployment runs it); ``settings``: more
+    environment variables. Migrated once here, so several processes can then serve it without racing to migrate."""
     # One account runs every chat of the bench: the per-person limit on runs in flight must not refuse them.
     env = server_env(
         data_dir, DEBUG="0", REDIS_URL=redis_url, LOG_LEVEL="WARNING", CROSSWIRE_MAX_RUNS_PER_USER="100000", **settings
@@ -135,13 +150,24 @@ def start_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "",
     password = prepare_database(setup_env)
     setup = SETUP.format(base_url=f"{upstream.url}/v1", chats=chats)
     endpoint_id, *conversation_ids = map(int, manage(setup_env, "shell", "-v", "0", "-c", setup).stdout.split())
-    server = spawn("app-daphne", daphne_args("playground.asgi:application"), env, data_dir, "/healthz")
+    return AppSetup(env, data_dir, password, endpoint_id, conversation_ids)
+
+
+def spawn_app(setup: AppSetup, name: str = "app-daphne") -> Server:
+    """One daphne process of the app on ``setup``'s database (same secret key, so it accepts the others' sessions)."""
+    return spawn(name, daphne_args("playground.asgi:application"), setup.env, setup.data_dir, "/healthz")
+
+
+def start_app(data_dir: Path, upstream: Server, chats: int, redis_url: str = "", **settings: str) -> App:
+    """The real app in one daphne process (see ``prepare_app``), signed in as the demo account."""
+    setup = prepare_app(data_dir, upstream, chats, redis_url, **settings)
+    server = spawn_app(setup)
     try:
-        session = login(server.url, "demo", password)
+        session = login(server.url, "demo", setup.password)
     except Exception:
         server.stop()
         raise
-    return App(server, session, endpoint_id, conversation_ids)
+    return App(server, session, setup.endpoint_id, setup.conversation_ids)
 
 
 def cpu_seconds(pid: int) -> float:

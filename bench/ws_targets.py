@@ -1,0 +1,85 @@
+"""The product's targets for the ws_stream bench, as verdict lines: ``target N: <text>: MET|MISSED (<figure>)``.
+
+Every target is a ratio or a count from one run on one machine, so the machine's speed cancels out:
+
+1. Ours over the floor: at 100 chats x 50 deltas/s on one daphne process, the app's whole-run p99 added latency
+   <= 2x the relay floor's, and its daphne CPU per delta <= 1.3x the relay floor's.
+2. Frames at display rate: bench/ws_display.py (``--display-rate``).
+3. 200 chats: zero lost deltas, and the app's CPU per delta <= 2x the relay floor's.
+4. Two processes: two daphne processes behind the Compose proxy (nginx), with Redis, hold the 100-chat load split
+   between them with zero lost deltas.
+
+A run at another size still gets the verdicts its measurements allow, marked with the size the target is stated for.
+"""
+
+from __future__ import annotations
+
+from ws_measure import Measurement, percentile, server_us_per_delta
+
+RATE = 50.0  # deltas/s per chat, for every target here
+ONE_CHATS, MAX_P99_RATIO, MAX_CPU_RATIO = 100, 2.0, 1.3  # target 1
+MANY_CHATS, MAX_CPU_RATIO_MANY = 200, 2.0  # target 3
+TWO_CHATS = 100  # target 4
+TWO_TEXT = "two daphne processes behind nginx with Redis, chats split between them, zero lost deltas"
+
+
+def verdict(number: int, text: str, met: bool, figure: str) -> str:
+    return f"target {number}: {text}: {'MET' if met else 'MISSED'} ({figure})"
+
+
+def scope(stated_chats: int, chats: int, rate: float) -> str:
+    """A note when this run is not the size the target is stated for: its verdict is then only indicative."""
+    if chats == stated_chats and rate == RATE:
+        return ""
+    return f" [stated for {stated_chats} chats x {RATE:g}/s; this run: {chats} x {rate:g}/s]"
+
+
+def _p99(m: Measurement) -> float:
+    return percentile(m.latencies(), 0.99)
+
+
+def _lost(m: Measurement) -> tuple[bool, str]:
+    """Whether every delta the upstream wrote reached its socket and every chat ended done, and the figure."""
+    sent, undone = sum(m.sent.values()), len(m.not_done())
+    figure = f"{m.lost:,d} of {sent:,d} lost" + (f", {undone} chat(s) not done" if undone else "")
+    return m.lost == 0 and not undone and sent > 0, figure
+
+
+def _delivery(number: int, m: Measurement, note: str) -> str:
+    return verdict(number, f"zero lost deltas{note}", *_lost(m))
+
+
+def _cpu_ratio(number: int, relay: Measurement, app: Measurement, limit: float, note: str) -> str:
+    app_us, relay_us = server_us_per_delta(app), server_us_per_delta(relay)
+    ratio = app_us / relay_us if relay_us else float("inf")
+    figure = f"{ratio:.2f}x: {app_us:.0f} against {relay_us:.0f} us/delta"
+    return verdict(number, f"app CPU per delta <= {limit:g}x the relay floor's{note}", ratio <= limit, figure)
+
+
+def target_one(chats: int, rate: float, relay: Measurement, app: Measurement) -> list[str]:
+    """Ours over the floor, one process: the p99 and the CPU per delta against the relay floor's."""
+    note = scope(ONE_CHATS, chats, rate)
+    app_p99, relay_p99 = _p99(app), _p99(relay)
+    ratio = app_p99 / relay_p99
+    text = f"app p99 added latency <= {MAX_P99_RATIO:g}x the relay floor's{note}"
+    p99 = verdict(1, text, ratio <= MAX_P99_RATIO, f"{ratio:.2f}x: {app_p99:.1f} against {relay_p99:.1f} ms")
+    return [p99, _cpu_ratio(1, relay, app, MAX_CPU_RATIO, note), _delivery(1, app, note)]
+
+
+def target_three(chats: int, rate: float, relay: Measurement, app: Measurement) -> list[str]:
+    """200 chats on one process: nothing lost, and the CPU per delta within 2x the relay floor's."""
+    note = scope(MANY_CHATS, chats, rate)
+    return [_delivery(3, app, note), _cpu_ratio(3, relay, app, MAX_CPU_RATIO_MANY, note)]
+
+
+def target_four(chats: int, rate: float, two: Measurement, split: dict[str, int]) -> list[str]:
+    """Two processes: zero lost, and the chats really were split (nginx gave each process some of them)."""
+    delivered, figure = _lost(two)
+    both = len(split) == 2 and all(split.values())
+    shares = "/".join(str(count) for count in split.values())
+    text = f"{TWO_TEXT}{scope(TWO_CHATS, chats, rate)}"
+    return [verdict(4, text, delivered and both, f"{figure}; chats per process {shares}")]
+
+
+def target_four_not_run(reason: str) -> list[str]:
+    return [verdict(4, TWO_TEXT, False, f"could not run: {reason}")]
