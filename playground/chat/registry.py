@@ -309,6 +309,10 @@ class ActiveRun:
                 backoff = min(backoff * 2, LISTEN_RETRY_MAX_S)
                 with contextlib.suppress(Exception):
                     await layer.group_add(control_group(self.conversation_id), self._channel)
+                    # A watcher elsewhere that came back first asked for a replay while nobody listened here (a
+                    # restarted Redis forgets every group): replay to every known watcher, whose batches were lost.
+                    for channel in self.remote_watchers:
+                        self._syncs.add(asyncio.get_running_loop().create_task(self._sync(channel)))
                 continue
             backoff = LISTEN_RETRY_S
             if event.get("type") == CONTROL_TYPE:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
+from playground.chat import registry
 from playground.chat.registry import ActiveRun, Registry, unwatch, watch
 from playground.conversations.broadcast import conversation_group
 
@@ -237,3 +238,36 @@ async def test_with_a_shared_layer_batches_go_only_while_a_socket_elsewhere_watc
     run.emit({"n": 4})
     await run.flush()
     assert sent == [[1], [3]]
+
+
+async def test_a_control_channel_that_comes_back_replays_the_run_to_every_socket_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redis restarted: a watcher of another process that came back first asked for a replay while this run listened
+    to nothing (a restarted Redis forgets every group). Once this run listens again, each watcher gets the replay."""
+    layer = get_channel_layer()
+    real_receive = layer.receive
+    calls: list[str] = []
+
+    async def away_once(channel: str) -> dict[str, Any]:
+        calls.append(channel)
+        if len(calls) == 1:
+            raise ConnectionError("Redis restarting")
+        return await real_receive(channel)
+
+    monkeypatch.setattr(registry, "LISTEN_RETRY_S", 0.01)
+    monkeypatch.setattr(layer, "receive", away_once)
+    run = ActiveRun(990201, shared_layer=False)
+    run.new_round_trip()
+    run.emit({"type": "rt.delta", "rt": 0, "kind": "text", "text": "so far"})
+    run.remote_watchers.update({"elsewhere.one", "elsewhere.two"})
+    await run.listen()
+    try:
+        replays = [await asyncio.wait_for(real_receive(name), 5) for name in ("elsewhere.one", "elsewhere.two")]
+    finally:
+        assert run._listener is not None
+        run._listener.cancel()
+    for replay in replays:
+        assert replay["type"] == "conversation.sync" and replay["run_id"] == run.run_id
+        assert [frame.get("text") for frame in replay["frames"]] == ["so far"]
+    assert len(calls) >= 2, "the run listens again after the failure"
