@@ -19,10 +19,9 @@ from playground.chat.registry import (
     encode_frames,
     layer_is_shared,
     send_control,
-    unwatch,
-    watch,
 )
 from playground.chat.service import TurnRefused, resume_turn, start_turn
+from playground.chat.watchers import unwatch, watch
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
 from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES

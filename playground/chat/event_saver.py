@@ -32,19 +32,22 @@ class EventSaver:
     pending: list[Event] = field(default_factory=list)
     seq: int = 0
     closed: bool = False
+    _writer: BatchWriter | None = None  # this loop's, looked up once: ``add`` runs for every event of the stream
 
     def add(self, event: Event) -> None:
         if self.closed:
             return
         self.pending.append(event)
-        writer_for_loop().want(self)
+        if self._writer is None:
+            self._writer = writer_for_loop()
+        self._writer.want(self)
 
     async def close(self) -> None:
         """The round trip is being saved whole: stop batching, but let a batch being written finish first, so no
         batch lands after the whole is saved and its batches deleted."""
         self.closed = True
         self.pending = []
-        await writer_for_loop().settled(self)
+        await (self._writer or writer_for_loop()).settled(self)
 
 
 @dataclass(eq=False)

@@ -30,11 +30,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
+from playground.chat import watchers
 from playground.conversations.broadcast import conversation_group
 
 Frame = dict[str, Any]
@@ -50,37 +51,6 @@ LISTEN_RETRY_MAX_S = 5.0
 CONTROL_TYPE = "run.control"
 
 logger = logging.getLogger(__name__)
-
-
-class Watcher(Protocol):
-    """A socket of this process showing a conversation (ChatConsumer)."""
-
-    def follow(self, run: ActiveRun) -> None: ...
-
-    async def send_frames(self, text: str) -> None: ...
-
-
-# This process's sockets per conversation they show (ChatConsumer adds and removes itself).
-_watching: dict[int, set[Watcher]] = {}
-# Bumped whenever a socket starts or stops watching: a run's "is a local socket not fed directly?" answer, asked for
-# every frame, is kept until this or its own subscribers change.
-_watch_generation = 0
-
-
-def watch(conversation_id: int, watcher: Watcher) -> None:
-    global _watch_generation
-    _watch_generation += 1
-    _watching.setdefault(conversation_id, set()).add(watcher)
-
-
-def unwatch(conversation_id: int, watcher: Watcher) -> None:
-    global _watch_generation
-    _watch_generation += 1
-    watchers = _watching.get(conversation_id)
-    if watchers is not None:
-        watchers.discard(watcher)
-        if not watchers:
-            del _watching[conversation_id]
 
 
 def layer_is_shared() -> bool:
@@ -242,10 +212,9 @@ class ActiveRun:
 
     def _local_socket_unfed(self) -> bool:
         generation, version, unfed = self._unfed_local
-        if generation != _watch_generation or version != self._subscribers_version:
-            watchers = _watching.get(self.conversation_id, ())
-            unfed = any(w.send_frames not in self.subscribers for w in watchers)
-            self._unfed_local = (_watch_generation, self._subscribers_version, unfed)
+        if generation != watchers.generation() or version != self._subscribers_version:
+            unfed = watchers.any_unfed(self.conversation_id, self.subscribers)
+            self._unfed_local = (watchers.generation(), self._subscribers_version, unfed)
         return unfed
 
     async def flush(self) -> None:
@@ -388,7 +357,7 @@ class Registry:
             raise
         # Sockets of this process that already show the conversation get the run's frames directly, like the one
         # that started it: the channel layer is for other processes only.
-        for watcher in list(_watching.get(conversation_id, ())):
+        for watcher in watchers.watchers_of(conversation_id):
             watcher.follow(run)
         # A context of its own: a run started from an HTTP request must not inherit that request's worker thread
         # (asgiref's executor), which is gone once the response is sent and would break every ORM call after it.

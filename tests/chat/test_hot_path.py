@@ -16,7 +16,8 @@ from channels.sessions import InstanceSessionWrapper
 from playground.chat import event_saver
 from playground.chat.consumer import ChatConsumer
 from playground.chat.event_saver import EventSaver, writer_for_loop
-from playground.chat.registry import ActiveRun, unwatch, watch
+from playground.chat.registry import ActiveRun
+from playground.chat.watchers import unwatch, watch
 from playground.conversations.models import Conversation, RoundTrip, WireEventBatch
 from tests.chat.conftest import frames_until, of_type, open_chat, options
 

@@ -10,7 +10,8 @@ import pytest
 from channels.layers import get_channel_layer
 
 from playground.chat import registry
-from playground.chat.registry import ActiveRun, Registry, unwatch, watch
+from playground.chat.registry import ActiveRun, Registry
+from playground.chat.watchers import unwatch, watch
 from playground.conversations.broadcast import conversation_group
 
 
