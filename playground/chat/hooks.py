@@ -137,6 +137,7 @@ class ConversationHooks:
         }
 
     async def on_round_trip(self, round_trip_index: int, round_trip: ClientRoundTrip) -> None:
+        await self.run.send_queued_now()  # the answer's last deltas go out now, not after its record is saved
         rt = self.position(round_trip_index)
         # A Stop can land just after the row was inserted but before it was remembered: find it, never insert twice.
         row = (

@@ -94,7 +94,7 @@ class ActiveRun:
     started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
-    _next_slot: float = 0.0  # the earliest a message may go: one display frame after the previous one's due time
+    _next_slot: float = 0.0  # the frame the next message is owed to (it may go one frame sooner, not more)
     _first_queued: float = 0.0  # when the oldest frame waiting for local sockets was emitted
     frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
@@ -135,15 +135,19 @@ class ActiveRun:
     async def _send_queued(self) -> None:
         try:
             while self._queued:  # frames queued while sending go out in the next message, in order
-                # At most one message per display frame: a fast provider's deltas gather into one message instead
-                # of costing the server a send and the browser a redraw each (a slow one's go out at once). The
-                # frames are counted from when each message was due, not from when it went: a message the event
-                # loop sent late (busy with another stream) must not hold the next one back as well.
-                due = max(self._first_queued, self._next_slot)
+                # At most one message per display frame on average: a fast provider's deltas gather into one
+                # message instead of costing the server a send and the browser a redraw each (a slow one's go out
+                # at once). A cell-rate check (GCRA) with one frame of slack: a message may go one frame early, so a
+                # stream paced a little slower than the frame rate, whose first delta follows the head chunk closely,
+                # is not held back, and does not carry that wait into every later delta (without the slack, a 50 Hz
+                # stream behind a message 3 ms earlier started 14 ms late and caught up 3 ms a delta). Frames are
+                # counted from when each message was due, not from when it went: a message the event loop sent
+                # late (busy with another stream) must not hold the next one back as well.
+                due = max(self._first_queued, self._next_slot - self.frame_interval_s)
                 wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                self._next_slot = due + self.frame_interval_s
+                self._next_slot = max(self._next_slot, due) + self.frame_interval_s
                 frames, self._queued = self._queued, []
                 skips = {send: skip for send, skip in self.subscribers.items() if skip}
                 for send in self.subscribers:
@@ -217,11 +221,25 @@ class ActiveRun:
             self._unfed_local = (watchers.generation(), self._subscribers_version, unfed)
         return unfed
 
+    async def send_queued(self) -> None:
+        """Send what local sockets have queued before going on. A stream's last chunk and its end arrive together,
+        and the work of ending a round trip (its whole record, saved) never awaits before it is done: without this,
+        the answer's last delta would wait for all of it. Shielded, like ``flush``."""
+        while self._sender is not None and not self._sender.done():
+            await asyncio.shield(self._sender)
+
+    async def send_queued_now(self) -> None:
+        """``send_queued``, then two turns of the event loop: the server (Twisted) writes a message to the socket
+        only when the loop next polls it, one turn after the send (the second turn runs that write before this
+        task goes on)."""
+        await self.send_queued()
+        for _ in range(2):
+            await asyncio.sleep(0)
+
     async def flush(self) -> None:
         """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket.
         Shielded: whoever waits here may be cancelled, the sending is not."""
-        while self._sender is not None and not self._sender.done():
-            await asyncio.shield(self._sender)
+        await self.send_queued()
         while self._flusher is not None and not self._flusher.done():
             await asyncio.shield(self._flusher)
         if self._outbox:

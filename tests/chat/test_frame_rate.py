@@ -76,3 +76,39 @@ async def test_a_message_sent_late_does_not_hold_back_the_next() -> None:
     await run.flush()
     assert [message for _, message in socket.messages] == [[{"type": "rt.delta", "n": n}] for n in range(2)]
     assert socket.messages[1][0] - second < 0.006, "sent at once, not an interval after the late first send"
+
+
+async def test_a_stream_just_slower_than_the_frame_rate_is_never_held_back() -> None:
+    """A 50 Hz stream whose first delta comes 3 ms after the head chunk's message: every delta goes at once. Paced
+    strictly one frame after the previous message, the first would wait 14 ms and each later one 3 ms less."""
+    run = ActiveRun(990105, frame_interval_s=0.017)
+    socket = Socket()
+    run.subscribe(socket.send)
+    run.emit({"type": "rt.wire", "n": -1})  # the head chunk, just before the first delta
+    await asyncio.sleep(0.003)
+    emitted: list[float] = []
+    for n in range(8):
+        emitted.append(time.monotonic())
+        run.emit({"type": "rt.delta", "n": n})
+        await asyncio.sleep(0.020)
+    await run.flush()
+    sent = [at for at, message in socket.messages if message[0]["type"] == "rt.delta"]
+    assert len(sent) == 8, "one message per delta: none had to wait for another to gather with"
+    waits = [at - was for at, was in zip(sent, emitted, strict=True)]
+    assert max(waits) < 0.008, f"no delta waited for a frame slot: {[round(w * 1000, 1) for w in waits]} ms"
+
+
+async def test_the_slack_is_one_frame_not_a_burst() -> None:
+    """After an idle stretch, two messages may go back to back, the third waits its frame: the average stays at one
+    message per frame."""
+    run = ActiveRun(990106, frame_interval_s=0.030)
+    socket = Socket()
+    run.subscribe(socket.send)
+    for n in range(3):
+        run.emit({"type": "rt.delta", "n": n})
+        await asyncio.sleep(0.001)  # the sender takes what is queued each time the run awaits
+    await run.flush()
+    times = [at for at, _ in socket.messages]
+    assert [[f["n"] for f in m] for _, m in socket.messages] == [[0], [1], [2]]
+    assert times[1] - times[0] < 0.010, "the second goes within the slack"
+    assert times[2] - times[0] >= 0.030 - 0.002, "the third waits until a frame after the first"

@@ -225,3 +225,38 @@ async def test_a_runs_frames_go_straight_to_the_server_and_replies_through_the_w
     assert through_wrappers, "replies to the page (the snapshot, turn.started) still go through the consumer"
     assert not [text for text in through_wrappers if text.startswith("[")], "no array of a run's frames did"
     await chat.disconnect()
+
+
+async def test_a_round_trips_last_deltas_reach_the_socket_before_its_record_is_saved(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream's last chunk and its end arrive together, and ending a round trip (its whole record built and
+    saved) is the longest stretch of a run: the last delta must not wait behind it."""
+    from playground.chat import hooks as hooks_module
+    from playground.chat.hooks import ConversationHooks
+    from providers.client.capture import RoundTrip as ClientRoundTrip
+    from providers.streaming import MessageAccumulator
+
+    run = ActiveRun(conversation.pk, frame_interval_s=0.0)
+    got: list[str] = []
+
+    async def socket(text: str) -> None:
+        got.append(text)
+
+    run.subscribe(socket)
+    seen_at_fill: list[list[str]] = []
+    real_fill = hooks_module._fill_round_trip
+
+    def fill(row: RoundTrip, round_trip: Any) -> None:  # building the record: no await from here to the save
+        seen_at_fill.append(list(got))
+        real_fill(row, round_trip)
+
+    monkeypatch.setattr(hooks_module, "_fill_round_trip", fill)
+    hooks = ConversationHooks(conversation, run, {})
+    hooks.rows[0] = (await round_trips(conversation, 1))[0]  # inserted when the request went, as in a run
+    run.emit({"type": "rt.delta", "rt": 0, "kind": "text", "text": "the last words"})  # no await since: the end
+    ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, [], None, [], 200,
+                            MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
+    await hooks.on_round_trip(0, ended)
+    assert seen_at_fill and any("the last words" in text for text in seen_at_fill[0])
+    await run.flush()
