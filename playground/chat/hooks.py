@@ -22,6 +22,11 @@ from providers.client import RoundTrip as ClientRoundTrip
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
 
+# What a round trip's end adds to the row inserted when its request went (``_fill_round_trip``).
+ENDED_FIELDS = (
+    "notes", "wire_events", "status_code", "finish_reason", "raw_finish_reason", "usage", "error", "complete",
+    "ttfb_ms", "total_ms",
+)  # fmt: skip
 WAIT_LIMIT_S = 30 * 60  # a manual answer or an approval not given by then is answered for the person
 
 # Re-parsing the partial arguments costs O(length): at most this often per call, so long arguments stay cheap.
@@ -139,9 +144,10 @@ class ConversationHooks:
     async def on_round_trip(self, round_trip_index: int, round_trip: ClientRoundTrip) -> None:
         await self.run.send_queued_now()  # the answer's last deltas go out now, not after its record is saved
         rt = self.position(round_trip_index)
+        inserted = self.rows.get(rt)  # with its request, when the request went
         # A Stop can land just after the row was inserted but before it was remembered: find it, never insert twice.
         row = (
-            self.rows.get(rt)
+            inserted
             or await RoundTrip.objects.filter(conversation=self.conversation, position=rt).afirst()
             or RoundTrip(conversation=self.conversation, position=rt, format=self.conversation.format)
         )
@@ -149,7 +155,8 @@ class ConversationHooks:
         saver = self.savers.pop(rt, None)
         if saver is not None:
             await saver.close()
-        await row.asave()
+        # The request and its wire form, a whole history each, were saved with the row: only what came back is new.
+        await row.asave(update_fields=ENDED_FIELDS if inserted is not None and inserted.pk is not None else None)
         if row.pk is not None:
             await WireEventBatch.objects.filter(round_trip=row).adelete()  # the whole is saved: batches are done
         self.rows[rt] = row

@@ -106,10 +106,14 @@ class RoundTrip(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         fields = kwargs.get("update_fields")
-        if fields is None or {"request", "wire_request", "wire_events"} & set(fields):
+        if fields is None or {"request", "wire_request"} & set(fields):
             self.measure()
             if fields is not None:
                 kwargs["update_fields"] = {*fields, "event_count", "body_chars"}
+        elif "wire_events" in fields:
+            # Only the events changed (a round trip's end): the request, maybe a long history, is not encoded again.
+            self.event_count = len(self.wire_events or [])
+            kwargs["update_fields"] = {*fields, "event_count"}
         super().save(*args, **kwargs)
 
     def measure(self) -> None:

@@ -260,3 +260,28 @@ async def test_a_round_trips_last_deltas_reach_the_socket_before_its_record_is_s
     await hooks.on_round_trip(0, ended)
     assert seen_at_fill and any("the last words" in text for text in seen_at_fill[0])
     await run.flush()
+
+
+async def test_a_round_trips_end_writes_what_came_back_not_the_request_again(conversation: Conversation) -> None:
+    """The request and its wire form (each a whole history) were saved when the request went; the end writes only
+    the reply's fields and the event count, and does not encode the request again to measure it."""
+    from playground.chat.hooks import ConversationHooks
+    from providers.client.capture import RoundTrip as ClientRoundTrip
+    from providers.client.capture import WireEvent
+    from providers.streaming import MessageAccumulator
+
+    run = ActiveRun(conversation.pk, frame_interval_s=0.0)
+    hooks = ConversationHooks(conversation, run, {})
+    [row] = await round_trips(conversation, 1)
+    hooks.rows[0] = row
+    # Out of band, so a rewrite would show: the end must leave these columns as they are in the database.
+    await RoundTrip.objects.filter(pk=row.pk).aupdate(request={"kept": True}, body_chars=12345)
+    events = [WireEvent(1.0, '{"a":1}'), WireEvent(2.0, "[DONE]")]
+    ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, ["a note"], None, events, 200,
+                            MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
+    await hooks.on_round_trip(0, ended)
+    saved = await RoundTrip.objects.aget(pk=row.pk)
+    assert saved.request == {"kept": True} and saved.body_chars == 12345
+    assert [e["data"] for e in saved.wire_events] == ['{"a":1}', "[DONE]"] and saved.event_count == 2
+    assert saved.status_code == 200 and saved.notes == ["a note"] and saved.total_ms == 2.0
+    await run.flush()
