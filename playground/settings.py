@@ -155,6 +155,10 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
             },
+            # Kept open (10 min by default), unlike PostgreSQL's: opening one registers Django's SQL functions and
+            # runs the PRAGMAs, and closing the last one checkpoints the whole WAL, a stall for every stream of the
+            # process each time a socket opens (its session and snapshot reads close the thread's connection).
+            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 600),
         }
     }
     DATA_DIR.mkdir(parents=True, exist_ok=True)

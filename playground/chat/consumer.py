@@ -11,7 +11,7 @@ from django.conf import settings
 
 from playground.chat.attachments import max_send_bytes
 from playground.chat.options import parse_options
-from playground.chat.questions import ANSWER_TYPES, open_questions
+from playground.chat.questions import ANSWER_TYPES, open_questions, saved_state
 from playground.chat.registry import (
     REGISTRY,
     ActiveRun,
@@ -20,7 +20,7 @@ from playground.chat.registry import (
     layer_is_shared,
     send_control,
 )
-from playground.chat.service import TurnRefused, resume_turn, start_turn
+from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
@@ -66,14 +66,7 @@ class ChatConsumer(ConversationConsumer):
 
     async def _saved_state(self) -> dict[str, Any]:
         assert self.conversation is not None
-        conversation = await Conversation.objects.aget(pk=self.conversation.pk)
-        return {
-            "status": conversation.status,
-            "label": conversation.get_status_display(),
-            "message": conversation.status_message,
-            "message_count": await conversation.messages.acount(),
-            "questions": await database_sync_to_async(open_questions)(conversation),
-        }
+        return await orm_thread(saved_state)(self.conversation.pk)  # type: ignore[no-any-return]
 
     @staticmethod
     def _snapshot(run: ActiveRun | None, saved: dict[str, Any]) -> Frame:

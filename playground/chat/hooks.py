@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import IntegrityError
 from django.db.models import Max
 
 from playground.chat.event_saver import EventSaver
@@ -28,6 +30,8 @@ ENDED_FIELDS = (
     "ttfb_ms", "total_ms",
 )  # fmt: skip
 WAIT_LIMIT_S = 30 * 60  # a manual answer or an approval not given by then is answered for the person
+
+logger = logging.getLogger(__name__)
 
 # Re-parsing the partial arguments costs O(length): at most this often per call, so long arguments stay cheap.
 FIELD_CHECK_EVERY_S = 0.1
@@ -55,6 +59,7 @@ class ConversationHooks:
     # Answers given before the run began (to the open questions of an interrupted run): call id -> answer.
     preset_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     strategy: str = "native"  # of the round trip in progress (RequestSent says it)
+    next_message: int | None = None  # the position of the next message saved, once the history is read
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -220,6 +225,9 @@ class ConversationHooks:
     async def set_status(self, status: str, message: str) -> None:
         self.conversation.status, self.conversation.status_message = status, message
         await self.conversation.asave(update_fields=["status", "status_message", "run_owner", "updated_at"])
+        self.announce_status(status, message)
+
+    def announce_status(self, status: str, message: str) -> None:
         label = Conversation.Status(status).label
         self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
 
@@ -237,7 +245,12 @@ class ConversationHooks:
         meta: dict[str, Any] | None = None,
     ) -> Message:
         async with self._append_lock:
-            return await append_message(self.conversation, message, complete=complete, round_trip=round_trip, meta=meta)
+            saved = await append_message(
+                self.conversation, message, complete=complete, round_trip=round_trip, meta=meta,
+                position=self.next_message,
+            )  # fmt: skip
+            self.next_message = saved.position + 1
+            return saved
 
 
 async def append_message(
@@ -247,18 +260,20 @@ async def append_message(
     complete: bool = True,
     round_trip: RoundTrip | None = None,
     meta: dict[str, Any] | None = None,
+    position: int | None = None,
 ) -> Message:
+    """The message after the last one saved; ``position``: where the caller knows it goes (the run that holds the
+    conversation counts its own), which saves reading the last one first. Taken already, it is read after all."""
+    fields = {"role": message["role"], "data": dict(message), "complete": complete, "round_trip": round_trip}
+    fields["meta"] = meta or {}
+    if position is not None:
+        try:
+            return await Message.objects.acreate(conversation=conversation, position=position, **fields)
+        except IntegrityError:
+            logger.warning("conversation %s: position %s taken; appending after the last", conversation.pk, position)
     last = await conversation.messages.aaggregate(last=Max("position"))
     position = 0 if last["last"] is None else last["last"] + 1
-    return await Message.objects.acreate(
-        conversation=conversation,
-        position=position,
-        role=message["role"],
-        data=dict(message),
-        complete=complete,
-        round_trip=round_trip,
-        meta=meta or {},
-    )
+    return await Message.objects.acreate(conversation=conversation, position=position, **fields)
 
 
 def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from playground.chat.service import split_pending
-from playground.conversations.models import Conversation
+from playground.conversations.models import Conversation, Message
 from playground.tools.config import ToolConfig
 
 # The answer message each kind of question takes (as on a live run: registry.ActiveRun.control).
@@ -39,3 +39,18 @@ def open_questions(conversation: Conversation) -> list[dict[str, Any]]:
                 }
             )
     return frames
+
+
+def saved_state(conversation_id: int) -> dict[str, Any]:
+    """What a socket's snapshot says of the saved conversation, in one trip to the ORM's thread: a socket opens per
+    chat, beside the turns that start. The whole row (tools, settings, search text) only for an interrupted run,
+    whose questions need it."""
+    row = Conversation.objects.filter(pk=conversation_id).values("status", "status_message").get()
+    interrupted = row["status"] == Conversation.Status.INTERRUPTED
+    return {
+        "status": row["status"],
+        "label": Conversation.Status(row["status"]).label,
+        "message": row["status_message"],
+        "message_count": Message.objects.filter(conversation_id=conversation_id).count(),
+        "questions": open_questions(Conversation.objects.get(pk=conversation_id)) if interrupted else [],
+    }

@@ -42,6 +42,10 @@ OUTCOME_STATUS = {
 }
 
 
+CONFIGURED_FIELDS = (
+    "endpoint", "endpoint_name", "format", "model", "settings", "tools", "title", "status", "status_message",
+    "updated_at",
+)  # fmt: skip
 STILL_RUNNING = "This conversation is still running: stop it or wait for it to finish."
 STOPPED_MESSAGE = "Stopped by you. Everything that had arrived is saved."
 HEARTBEAT_S = 20
@@ -188,7 +192,8 @@ async def _configure(
     conversation.tools = [t.to_dict() for t in tools]  # a snapshot: editing a tool later changes nothing here
     conversation.title = conversation.title or title
     conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
-    await conversation.asave()
+    # The fields a turn sets, not the whole row: its search text (the conversation's every word) stays as it is.
+    await conversation.asave(update_fields=CONFIGURED_FIELDS)
 
 
 async def resume_turn(
@@ -225,8 +230,12 @@ async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dic
         conversation = hooks.conversation
         heartbeat = asyncio.create_task(_heartbeat(conversation_id))
         await hooks.prepare()
-        await hooks.set_status(Conversation.Status.RUNNING, "")
-        saved = [(m.data, m.complete) async for m in conversation.messages.order_by("position")]
+        # The claim saved it running already (turn started or resumed): the pages are told, the row is not written.
+        hooks.announce_status(Conversation.Status.RUNNING, "")
+        history = conversation.messages.order_by("position").values_list("position", "data", "complete")
+        rows = [row async for row in history]
+        hooks.next_message = rows[-1][0] + 1 if rows else 0
+        saved = [(data, complete) for _, data, complete in rows]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
         history, pending = split_pending(saved)

@@ -1,0 +1,75 @@
+"""What starting a turn, opening a socket and saving a run's messages write and read: only what changed, in as few
+trips to the ORM's thread as the rules allow (each one holds the interpreter a while, beside every stream)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.models import QuerySet
+from django.test.utils import CaptureQueriesContext
+
+from playground.chat.hooks import append_message
+from playground.chat.options import ChatOptions
+from playground.chat.questions import saved_state
+from playground.chat.service import _configure
+from playground.conversations.models import Conversation, Message
+from playground.endpoints.models import Endpoint
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_sockets_saved_state_reads_two_small_queries_not_the_whole_row(conversation: Conversation) -> None:
+    Message.objects.create(conversation=conversation, position=0, role="user", data={"role": "user", "content": "hi"})
+    Conversation.objects.filter(pk=conversation.pk).update(status_message="all good")
+    with CaptureQueriesContext(connection) as queries:
+        state = saved_state(conversation.pk)
+    assert state == {"status": "idle", "label": "Ready", "message": "all good", "message_count": 1, "questions": []}
+    assert len(queries) == 2
+    assert not any("search_text" in q["sql"] for q in queries), "the search text is not read to say the status"
+
+
+def test_an_interrupted_conversations_saved_state_holds_its_open_questions(conversation: Conversation) -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "ask_user", "arguments": "{}"}}
+    Message.objects.create(
+        conversation=conversation, position=0, role="assistant", data={"role": "assistant", "tool_calls": [call]}
+    )
+    tools = [{"name": "ask_user", "description": "", "parameters": {"type": "object"}, "mode": "manual"}]
+    Conversation.objects.filter(pk=conversation.pk).update(status=Conversation.Status.INTERRUPTED, tools=tools)
+    state = saved_state(conversation.pk)
+    assert state["status"] == "interrupted" and state["message_count"] == 1
+    assert [(q["call_id"], q["kind"]) for q in state["questions"]] == [("call_1", "manual")]
+
+
+async def test_starting_a_turn_writes_its_settings_and_leaves_the_search_text(conversation: Conversation) -> None:
+    endpoint = await Endpoint.objects.filter(name="Simulated OpenAI").afirst()
+    assert endpoint is not None
+    # Written by the indexer since the page loaded the row: a whole-row save would put the stale text back.
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(search_text="indexed words")
+    options = ChatOptions(endpoint_id=endpoint.pk, model="sim-1")
+    await _configure(conversation, endpoint, options, [], "A title")
+    row = await Conversation.objects.aget(pk=conversation.pk)
+    assert row.search_text == "indexed words"
+    assert (row.endpoint_id, row.model, row.title, row.status) == (endpoint.pk, "sim-1", "A title", "running")
+    assert row.settings == options.to_dict()
+
+
+async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_back_when_taken(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await append_message(conversation, {"role": "user", "content": "one"})
+    reads: list[object] = []
+    real = QuerySet.aaggregate
+
+    async def counted(self: QuerySet[Message], *args: object, **kwargs: object) -> dict[str, object]:
+        reads.append(kwargs)
+        return await real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(QuerySet, "aaggregate", counted)
+    second = await append_message(conversation, {"role": "assistant", "content": "two"}, position=1)
+    assert (first.position, second.position) == (0, 1)
+    assert reads == [], "the position was known: no read of the last one"
+    # Someone else took the position the run counted on: the message goes after the last one, nothing is lost.
+    third = await append_message(conversation, {"role": "user", "content": "three"}, position=1)
+    assert third.position == 2 and len(reads) == 1
+    saved = [m async for m in Message.objects.filter(conversation=conversation).order_by("position")]
+    assert [m.data["content"] for m in saved] == ["one", "two", "three"]
