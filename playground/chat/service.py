@@ -232,8 +232,8 @@ async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dic
         await hooks.prepare()
         # The claim saved it running already (turn started or resumed): the pages are told, the row is not written.
         hooks.announce_status(Conversation.Status.RUNNING, "")
-        history = conversation.messages.order_by("position").values_list("position", "data", "complete")
-        rows = [row async for row in history]
+        ordered = conversation.messages.order_by("position").values_list("position", "data", "complete")
+        rows = [row async for row in ordered]
         hooks.next_message = rows[-1][0] + 1 if rows else 0
         saved = [(data, complete) for _, data, complete in rows]
         if run.stop_requested:  # Stop arrived before the run began
