@@ -116,9 +116,19 @@ class ToolLoop:
             partial = run.snapshot(ProviderError("cancelled", "Stopped by the user."))
             await self._record(index, partial)
             raise
-        await self._record(index, round_trip)
+        await self._record_whole(index, round_trip)
         self.used_strategy, self.strategy_notes = run.used_strategy, []
         return round_trip
+
+    async def _record_whole(self, index: int, round_trip: RoundTrip) -> None:
+        """Save a round trip that fully arrived even if Stop lands meanwhile, then let the Stop through: cut
+        between the round trip and its message, an answer that had arrived whole would be lost."""
+        saving = asyncio.ensure_future(self._record(index, round_trip))
+        try:
+            await asyncio.shield(saving)
+        except asyncio.CancelledError:
+            await saving
+            raise
 
     async def _record(self, index: int, round_trip: RoundTrip) -> None:
         await self.hooks.on_round_trip(index, round_trip)

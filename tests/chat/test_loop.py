@@ -302,3 +302,26 @@ async def test_a_tool_that_raises_is_answered_with_an_error_and_its_siblings_fin
     results = {name: result for name, result, _ in recorder.results}
     assert results["get_weather"].is_error and "KeyError" in results["get_weather"].content
     assert results["search_docs"].content == "sunny" and outcome.status == "done"
+
+
+async def test_a_stop_while_a_finished_round_trip_is_recorded_still_saves_its_answer() -> None:
+    """The answer has fully arrived and is being saved when Stop lands: the round trip and its message are saved
+    whole, then the run stops. Cut there, the answer would be lost although every byte of it had arrived."""
+
+    class SlowRecorder(Recorder):
+        recording = asyncio.Event()
+
+        async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip) -> None:
+            self.recording.set()
+            await asyncio.sleep(0.05)  # the database is slow to take the whole round trip
+            await super().on_round_trip(round_trip_index, round_trip)
+
+    recorder = SlowRecorder()
+    task = asyncio.create_task(loop("hello there", [], recorder).run())
+    await recorder.recording.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert len(recorder.round_trips) == 1 and recorder.round_trips[0].result.complete
+    assert [complete for _, complete in recorder.messages] == [True]
+    assert recorder.messages[0][0]["content"]
