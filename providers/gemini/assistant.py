@@ -19,8 +19,9 @@ Every path (request history, imports, whole responses, streams) maps a turn the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from providers.gemini.wire import (
     NAME,
@@ -36,6 +37,20 @@ from providers.translation import TranslationError
 from providers.types import Message, ProviderData, ToolCall
 
 _CALL_KEYS = frozenset({"name", "args"})
+
+
+class KnownCall(NamedTuple):
+    """What a stream decoder already made of a call part when it arrived: a whole call's arguments can be tens of
+    KB, and serialising and hashing them again when the turn ends doubled the cost of decoding it."""
+
+    body: dict[str, Any]  # the part's ``functionCall``, held: its id() cannot be reused for another one
+    seed: str
+    position: int
+    arguments: str
+    id: str
+
+
+KnownCalls = Mapping[int, KnownCall]  # by id() of the part's ``functionCall``
 
 
 def is_text(part: dict[str, Any]) -> bool:
@@ -63,20 +78,22 @@ class PartsBuilder:
     _open: dict[str, Any] | None = None  # the plain text part being joined
     _pieces: list[str] = field(default_factory=list)  # joined once, at the end: no quadratic concatenation
 
-    def add(self, part: dict[str, Any]) -> None:
+    def add(self, part: dict[str, Any]) -> dict[str, Any]:
+        """The part as kept (a no-argument call gets its empty ``args``; text may be joined to the part before)."""
         if _plain(part):
             if not part["text"]:
-                return
+                return part
             if self._open is not None and is_thought(self._open) == is_thought(part):
                 self._pieces.append(part["text"])
-                return
+                return part
             self._close()
             self._open, self._pieces = part, [part["text"]]
-            return
+            return part
         self._close()
         if is_call(part) and "args" not in part["functionCall"]:
             part = {**part, "functionCall": {**part["functionCall"], "args": {}}}  # a no-argument call
         self.parts.append(part)
+        return part
 
     def result(self) -> list[dict[str, Any]]:
         if self._open is None:
@@ -173,10 +190,11 @@ def _view(message: Message) -> tuple[Any, Any, Any]:
 
 
 def assistant_from_parts(
-    parts: list[dict[str, Any]], *, seed: str, extras: dict[str, Any] | None = None
+    parts: list[dict[str, Any]], *, seed: str, extras: dict[str, Any] | None = None, known: KnownCalls | None = None
 ) -> tuple[Message, list[str]]:
-    """The parts of a model content as one internal message, plus notes; ``seed`` makes the synthetic call ids."""
-    message = _bare_message(parts, seed)
+    """The parts of a model content as one internal message, plus notes; ``seed`` makes the synthetic call ids;
+    ``known``: the calls a stream decoder has already made, reused as they are."""
+    message = _bare_message(parts, seed, known)
     fields = dict(extras or {})
     if not _reproduces(message, parts):
         fields["parts"] = parts
@@ -185,13 +203,22 @@ def assistant_from_parts(
     return message, _notes(message, "parts" in fields)
 
 
-def call_from_part(part: dict[str, Any], seed: str, position: int) -> ToolCall:
+def call_from_part(part: dict[str, Any], seed: str, position: int, known: KnownCalls | None = None) -> ToolCall:
     body = part["functionCall"]
     name = body.get("name") if isinstance(body.get("name"), str) else ""
-    arguments = args_to_arguments(body.get("args"))
+    made = known.get(id(body)) if known else None
+    if made is not None and made.body is not body:
+        made = None
+    arguments = made.arguments if made is not None else args_to_arguments(body.get("args"))
     wire_id = body.get("id")
+    if isinstance(wire_id, str) and wire_id:
+        call_id = wire_id
+    elif made is not None and (made.seed, made.position) == (seed, position):
+        call_id = made.id
+    else:
+        call_id = synthetic_call_id(seed, position, name, arguments)
     call: ToolCall = {
-        "id": wire_id if isinstance(wire_id, str) and wire_id else synthetic_call_id(seed, position, name, arguments),
+        "id": call_id,
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
@@ -210,9 +237,11 @@ def call_fields(part: dict[str, Any]) -> dict[str, Any] | None:
     return fields or None
 
 
-def turn_fields(parts: list[dict[str, Any]], extras: dict[str, Any], seed: str) -> dict[str, Any]:
+def turn_fields(
+    parts: list[dict[str, Any]], extras: dict[str, Any], seed: str, known: KnownCalls | None = None
+) -> dict[str, Any]:
     """The message-level fields kept for a turn: what a stream decoder adds once the turn is complete."""
-    message, _ = assistant_from_parts(parts, seed=seed, extras=extras)
+    message, _ = assistant_from_parts(parts, seed=seed, extras=extras, known=known)
     return dict((message.get("provider_data") or {}).get("fields") or {})
 
 
@@ -220,12 +249,12 @@ def blocks_of(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [part for part in parts if is_thought(part) or not (is_text(part) or is_call(part))]
 
 
-def _bare_message(parts: list[dict[str, Any]], seed: str) -> Message:
+def _bare_message(parts: list[dict[str, Any]], seed: str, known: KnownCalls | None = None) -> Message:
     texts = [part["text"] for part in parts if is_text(part) and not is_thought(part)]
     calls = [part for part in parts if is_call(part)]
     message: Message = {"role": "assistant", "content": "".join(texts) or None}
     if calls:
-        message["tool_calls"] = [call_from_part(part, seed, position) for position, part in enumerate(calls)]
+        message["tool_calls"] = [call_from_part(part, seed, position, known) for position, part in enumerate(calls)]
     data: ProviderData = {}
     blocks = blocks_of(parts)
     if blocks:

@@ -25,7 +25,16 @@ from typing import Any
 
 from providers import events as ev
 from providers.errors import ProviderError
-from providers.gemini.assistant import PartsBuilder, blocks_of, call_fields, is_call, is_text, is_thought, turn_fields
+from providers.gemini.assistant import (
+    KnownCall,
+    PartsBuilder,
+    blocks_of,
+    call_fields,
+    is_call,
+    is_text,
+    is_thought,
+    turn_fields,
+)
 from providers.gemini.errors import stream_error
 from providers.gemini.response import CANDIDATE_KEYS, RESPONSE_KEYS, block_reason, first_candidate, parts_of
 from providers.gemini.wire import args_to_arguments, finish_reason, synthetic_call_id, usage_from_wire
@@ -38,6 +47,7 @@ class GeminiStreamState:
     model_version: str | None = None
     parts: PartsBuilder = field(default_factory=PartsBuilder)
     calls: int = 0  # calls announced so far: the next call's position
+    known: dict[int, KnownCall] = field(default_factory=dict)  # each call as announced, reused when the turn ends
     candidate_fields: dict[str, Any] = field(default_factory=dict)  # latest value of each candidate-only field
     response_fields: dict[str, Any] = field(default_factory=dict)
     finished: bool = False  # a finishReason arrived: later chunks may still update the usage
@@ -94,9 +104,9 @@ class GeminiStreamDecoder:
         return events
 
     def _part(self, part: dict[str, Any]) -> list[ev.Event]:
-        self.state.parts.add(part)
+        kept = self.state.parts.add(part)
         if is_call(part):
-            return self._call(part)
+            return self._call(kept)
         if is_text(part) and part["text"]:
             return [ev.ReasoningDelta(part["text"]) if is_thought(part) else ev.TextDelta(part["text"])]
         return []
@@ -110,6 +120,7 @@ class GeminiStreamDecoder:
         call_id = body.get("id")
         if not isinstance(call_id, str) or not call_id:
             call_id = synthetic_call_id(state.response_id or "", position, name, arguments)
+        state.known[id(body)] = KnownCall(body, state.response_id or "", position, arguments, call_id)
         return [
             ev.ToolCallStart(position, call_id, name, call_fields(part)),
             ev.ToolCallDelta(position, arguments),
@@ -129,7 +140,7 @@ class GeminiStreamDecoder:
         if state.response_fields:
             extras["response"] = state.response_fields
         events: list[ev.Event] = [ev.ProviderBlock(block) for block in blocks_of(parts)]
-        fields = turn_fields(parts, extras, state.response_id or "")
+        fields = turn_fields(parts, extras, state.response_id or "", state.known)
         if fields:
             events.append(ev.MessageFields(fields))
         return events

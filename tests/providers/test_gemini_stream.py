@@ -281,3 +281,45 @@ def test_fragment_size_must_be_positive() -> None:
     result = StreamResult({"role": "assistant", "content": "x"}, "stop", "STOP", None, None, True)
     with pytest.raises(ValueError):
         encode_stream(result, model="m", response_id="r", fragment_size=0)
+
+
+def test_a_whole_call_is_serialised_and_hashed_once_though_the_turn_end_needs_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from providers.gemini import assistant, stream_decode, wire
+
+    counts = {"compact": 0, "ids": 0}
+    real_compact, real_id = wire.compact, wire.synthetic_call_id
+
+    def compact(value: Any) -> str:
+        counts["compact"] += 1
+        return real_compact(value)
+
+    def call_id(*args: Any) -> str:
+        counts["ids"] += 1
+        return real_id(*args)
+
+    big = {"rows": [{"n": n, "label": f"row {n}"} for n in range(200)]}
+    stream = [
+        _chunk({"functionCall": {"name": "store", "args": big}}, {"functionCall": {"name": "ping"}}),
+        _chunk({"functionCall": {"name": "store", "args": {"rows": []}}}, finish="STOP"),
+    ]
+    expected = _decode(stream)[1]  # unpatched: every call worked out from scratch at the turn's end
+    monkeypatch.setattr(wire, "compact", compact)
+    for module in (assistant, stream_decode):
+        monkeypatch.setattr(module, "synthetic_call_id", call_id)
+    result = _decode(stream)[1]
+    assert result == expected
+    calls = result.message["tool_calls"]
+    assert [c["function"]["arguments"] for c in calls] == [real_compact(big), "{}", '{"rows":[]}']
+    assert counts == {"compact": 2, "ids": 3}, "each call serialised and hashed once, if at all"
+
+
+def test_the_ids_announced_as_calls_arrive_are_the_ids_of_the_final_message() -> None:
+    first = SSEEvent(json.dumps({"candidates": [{"content": {"parts": [{"functionCall": {"name": "a"}}]}}]}))
+    last = _chunk({"functionCall": {"name": "b", "args": {"x": 1}}}, finish="STOP")
+    events, result = _decode([first, last])
+    starts = [e.id for e in events if isinstance(e, ev.ToolCallStart)]
+    # The first chunk had no responseId: it seeds every id of the turn, as announced and as kept.
+    assert [c["id"] for c in result.message["tool_calls"]] == starts
+    assert starts == [synthetic_call_id("", 0, "a", "{}"), synthetic_call_id("", 1, "b", '{"x":1}')]
