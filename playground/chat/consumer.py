@@ -60,7 +60,9 @@ class ChatConsumer(ConversationConsumer):
 
     @database_sync_to_async
     def _load(self, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
-        conversation = Conversation.objects.filter(pk=conversation_id).select_related("team").first()
+        # By its key, unordered (``first()`` would compile the model's ordering): read on every socket action.
+        found = Conversation.objects.filter(pk=conversation_id).select_related("team").order_by()[:1]
+        conversation = next(iter(found), None)
         membership = membership_for(user, conversation.team) if conversation else None
         return (conversation, membership.can_edit) if membership else (None, False)
 

@@ -129,8 +129,13 @@ async def _check_user_runs(conversation: Conversation, user: AbstractBaseUser | 
         return
     limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
     rows = Conversation.objects.filter(run_by=user, status__in=BUSY).exclude(pk=conversation.pk)
+    # Fewer claims than the limit cannot reach it, alive or not: count them, and read them only when they might.
+    # Someone running many chats at once (a team's scripted demo, a load test) would otherwise have every one of
+    # them read and checked again at each turn's start.
+    if await rows.acount() < limit:
+        return
     held = [row async for row in rows.values("status", "run_owner", "updated_at")]
-    alive = await orm_thread(_alive_holders)(held) if held else 0
+    alive = await orm_thread(_alive_holders)(held)
     if alive >= limit:
         raise TurnRefused(
             f"You have {alive} run{'s' if alive != 1 else ''} going already (at most {limit} at once): "

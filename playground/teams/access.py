@@ -36,7 +36,10 @@ def teams_for(user: AbstractBaseUser) -> QuerySet[Team]:
 
 
 def membership_for(user: AbstractBaseUser, team: Team) -> Membership | None:
-    return Membership.objects.filter(user=user, team=team).select_related("team").first()
+    # One row or none (a person is a member of a team once): unordered. ``first()`` would order by the model's
+    # ordering, a join on the user table, compiled in Python on every socket action.
+    found = Membership.objects.filter(user=user, team=team).select_related("team").order_by()[:1]
+    return next(iter(found), None)
 
 
 def get_current_team(request: HttpRequest) -> Team:

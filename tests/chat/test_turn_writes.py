@@ -3,17 +3,27 @@ trips to the ORM's thread as the rules allow (each one holds the interpreter a w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
+from playground.chat import service
+from playground.chat.consumer import ChatConsumer
 from playground.chat.hooks import append_message
 from playground.chat.options import ChatOptions
+from playground.chat.processes import PROCESS_ID
 from playground.chat.questions import saved_state
-from playground.chat.service import _configure
+from playground.chat.service import TurnRefused, _configure
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
+from playground.teams.models import Team
+
+if TYPE_CHECKING:
+    from pytest_django.fixtures import SettingsWrapper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,3 +83,39 @@ async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_ba
     assert third.position == 2 and len(reads) == 1
     saved = [m async for m in Message.objects.filter(conversation=conversation).order_by("position")]
     assert [m.data["content"] for m in saved] == ["one", "two", "three"]
+
+
+def test_a_sockets_access_check_reads_two_unordered_rows(conversation: Conversation, alice: User, team: Team) -> None:
+    load = ChatConsumer.__dict__["_load"].func  # the check itself, without the hop to the ORM's thread
+    with CaptureQueriesContext(connection) as queries:
+        loaded, can_edit = load(None, alice, conversation.pk)
+    assert loaded == conversation and loaded.team == team and can_edit is True
+    assert len(queries) == 2
+    # Each model's own ordering (the membership's joins the user table) costs its compiling on every socket action,
+    # for one row found by its key.
+    assert not any("ORDER BY" in q["sql"] or "auth_user" in q["sql"] for q in queries), queries
+    outsider = User.objects.create_user("mallory")
+    assert load(None, outsider, conversation.pk) == (None, False)
+    assert load(None, alice, conversation.pk + 1000) == (None, False)
+
+
+async def test_claims_under_the_per_person_limit_are_counted_not_read(
+    conversation: Conversation, alice: User, settings: SettingsWrapper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.CROSSWIRE_MAX_RUNS_PER_USER = 3
+    read: list[list[dict[str, Any]]] = []
+
+    def alive_holders(rows: list[dict[str, Any]]) -> int:
+        read.append(rows)
+        return len(rows)
+
+    monkeypatch.setattr(service, "_alive_holders", alive_holders)
+    held = {"team_id": conversation.team_id, "run_by": alice, "status": "running", "run_owner": PROCESS_ID}
+    for _ in range(2):
+        await Conversation.objects.acreate(**held)
+    await service._check_user_runs(conversation, alice)
+    assert read == [], "two claims cannot reach a limit of three: none is read or checked"
+    await Conversation.objects.acreate(**held)
+    with pytest.raises(TurnRefused, match="You have 3 runs going already"):
+        await service._check_user_runs(conversation, alice)
+    assert [len(rows) for rows in read] == [3]
