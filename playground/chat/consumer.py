@@ -43,6 +43,7 @@ class ChatConsumer(ConversationConsumer):
     asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
     asked: bool = False
     saved: dict[str, Any] | None = None
+    checked: Conversation | None = None  # the row as the last access check read it, moments before the action
     hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
 
     async def admitted(self, user: Any) -> bool:
@@ -204,8 +205,8 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         if not await super().still_allowed():
             return False
-        conversation, self.can_edit = await self._load(self.scope["user"], self.conversation.pk)
-        return conversation is not None
+        self.checked, self.can_edit = await self._load(self.scope["user"], self.conversation.pk)
+        return self.checked is not None
 
     async def _send_turn(self, content: dict[str, Any]) -> None:
         assert self.conversation is not None
@@ -217,7 +218,11 @@ class ChatConsumer(ConversationConsumer):
         if options is None:
             await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
             return
-        conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
+        # The row the access check read for this very action, not read once more (each read of a long conversation
+        # brings its whole search text). Taken, so no later action starts from it without a check of its own.
+        conversation, self.checked = self.checked, None
+        if conversation is None:
+            conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
             run = await start_turn(
                 conversation=conversation,

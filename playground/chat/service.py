@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -110,7 +111,9 @@ async def start_turn(
     try:
         await _configure(conversation, endpoint, options, tools, _title(text, image_count(content)))
         await append_message(conversation, {"role": "user", "content": content})
-        return await REGISTRY.start(conversation.pk, lambda run: run_conversation(conversation.pk, run))
+        # The run starts from the row as claimed and configured here (a copy: the caller keeps its own).
+        pk, started = conversation.pk, copy.copy(conversation)
+        return await REGISTRY.start(pk, lambda run: run_conversation(pk, run, started=started))
     except BaseException:
         await _release(conversation)
         raise
@@ -226,12 +229,20 @@ async def resume_turn(
         raise
 
 
-async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dict[str, Any] | None = None) -> None:
+async def run_conversation(
+    conversation_id: int,
+    run: ActiveRun,
+    *,
+    answers: dict[str, Any] | None = None,
+    started: Conversation | None = None,
+) -> None:
+    """The whole run of a turn. ``started``: the row as the turn that starts it has just claimed and configured it
+    (with its endpoint), which every field of the read would repeat; a resumed or recovered run reads it."""
     hooks: ConversationHooks | None = None
     heartbeat: asyncio.Task[None] | None = None
     try:
         # Inside the try: a Stop can land while the conversation is still being read, and must be saved too.
-        hooks = await _hooks(conversation_id, run, answers)
+        hooks = await _hooks(conversation_id, run, answers, started)
         conversation = hooks.conversation
         heartbeat = asyncio.create_task(_heartbeat(conversation_id))
         await hooks.prepare()
@@ -262,8 +273,10 @@ async def run_conversation(conversation_id: int, run: ActiveRun, *, answers: dic
     await _index(conversation)
 
 
-async def _hooks(conversation_id: int, run: ActiveRun, answers: dict[str, Any] | None) -> ConversationHooks:
-    conversation = await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
+async def _hooks(
+    conversation_id: int, run: ActiveRun, answers: dict[str, Any] | None, started: Conversation | None = None
+) -> ConversationHooks:
+    conversation = started or await Conversation.objects.select_related("endpoint").aget(pk=conversation_id)
     tools = {t["name"]: ToolConfig.from_dict(t) for t in conversation.tools}
     return ConversationHooks(conversation, run, tools, preset_answers=dict(answers or {}))
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
@@ -21,8 +23,11 @@ from playground.chat.service import TurnRefused, _configure
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
+from tests.chat.conftest import frames_until, open_chat, options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pytest_django.fixtures import SettingsWrapper
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -119,3 +124,36 @@ async def test_claims_under_the_per_person_limit_are_counted_not_read(
     with pytest.raises(TurnRefused, match="You have 3 runs going already"):
         await service._check_user_runs(conversation, alice)
     assert [len(rows) for rows in read] == [3]
+
+
+async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_check(
+    conversation: Conversation,
+    alice: User,
+    headers_for: Callable[[User], list[tuple[bytes, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()  # the snapshot
+    sent = await database_sync_to_async(options)(tools=[])
+    statements: list[str] = []
+    real = CursorWrapper.execute
+
+    def execute(self: CursorWrapper, sql: str, params: Any = None) -> Any:
+        statements.append(sql)  # every thread's: the ORM's own runs the socket's and the run's queries
+        return real(self, sql, params)
+
+    monkeypatch.setattr(CursorWrapper, "execute", execute)
+    await chat.send_json_to({"type": "send", "text": "hi", "options": sent})
+    ended = await frames_until(chat, "run.end")
+    monkeypatch.undo()
+    assert ended[-1]["status"] == "done"
+    # The access check reads the row (all of it, search text included); starting the turn and the run used to read
+    # it twice more, moments later, where the check's row and the claimed one say the same.
+    whole = [sql for sql in statements if sql.startswith("SELECT") and '"playground_conversation"."search_text"' in sql]
+    assert len(whole) == 1, whole
+    assert '"playground_membership"' not in whole[0]
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    assert (saved.status, saved.model, saved.run_owner) == ("done", "sim-1", "")
+    roles = saved.messages.order_by("position").values_list("role", flat=True)
+    assert [role async for role in roles] == ["user", "assistant"]
+    await chat.disconnect()
