@@ -43,10 +43,7 @@ OUTCOME_STATUS = {
 }
 
 
-CONFIGURED_FIELDS = (
-    "endpoint", "endpoint_name", "format", "model", "settings", "tools", "title", "status", "status_message",
-    "updated_at",
-)  # fmt: skip
+CONFIGURED_FIELDS = ("endpoint", "endpoint_name", "format", "model", "settings", "tools", "title")
 STILL_RUNNING = "This conversation is still running: stop it or wait for it to finish."
 STOPPED_MESSAGE = "Stopped by you. Everything that had arrived is saved."
 HEARTBEAT_S = 20
@@ -107,9 +104,9 @@ async def start_turn(
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
-    await _claim(conversation, user)
+    configured = _configure(conversation, endpoint, options, tools, _title(text, image_count(content)))
+    await _claim(conversation, user, configured)  # one statement claims the row and saves the turn's settings
     try:
-        await _configure(conversation, endpoint, options, tools, _title(text, image_count(content)))
         await append_message(conversation, {"role": "user", "content": content})
         # The run starts from the row as claimed and configured here (a copy: the caller keeps its own).
         pk, started = conversation.pk, copy.copy(conversation)
@@ -146,9 +143,12 @@ async def _check_user_runs(conversation: Conversation, user: AbstractBaseUser | 
         )
 
 
-async def _claim(conversation: Conversation, user: AbstractBaseUser | None = None) -> None:
+async def _claim(
+    conversation: Conversation, user: AbstractBaseUser | None = None, configured: dict[str, Any] | None = None
+) -> None:
     """One run per conversation across every web process: the database row is the lock, marked with the process
-    that holds it. A run whose process is gone (playground.chat.processes) no longer holds it."""
+    that holds it. A run whose process is gone (playground.chat.processes) no longer holds it. ``configured``: the
+    turn's settings (``_configure``), written with the claim or not at all."""
     row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
     if row is None:
         raise TurnRefused("This conversation no longer exists.")
@@ -163,10 +163,12 @@ async def _claim(conversation: Conversation, user: AbstractBaseUser | None = Non
         run_owner=PROCESS_ID,
         run_by=user,
         updated_at=timezone.now(),
+        **(configured or {}),
     )
     if not claimed:
         raise TurnRefused(STILL_RUNNING)
-    conversation.status, conversation.run_owner, conversation.run_by = Conversation.Status.RUNNING, PROCESS_ID, user
+    conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
+    conversation.run_owner, conversation.run_by = PROCESS_ID, user
 
 
 def _alive_holders(rows: list[dict[str, Any]]) -> int:
@@ -191,17 +193,17 @@ def _title(text: str, images: int) -> str:
     return f"{images} image{'s' if images != 1 else ''}"
 
 
-async def _configure(
+def _configure(
     conversation: Conversation, endpoint: Endpoint, options: ChatOptions, tools: list[ToolConfig], title: str
-) -> None:
+) -> dict[str, Any]:
+    """Set the fields a turn sets on ``conversation``; their values, for the claim to save. Those fields, not the
+    whole row: its search text (the conversation's every word, which the indexer may have changed since) stays."""
     conversation.endpoint, conversation.endpoint_name = endpoint, endpoint.name
     conversation.format, conversation.model = endpoint.format, options.model
     conversation.settings = options.to_dict()
     conversation.tools = [t.to_dict() for t in tools]  # a snapshot: editing a tool later changes nothing here
     conversation.title = conversation.title or title
-    conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
-    # The fields a turn sets, not the whole row: its search text (the conversation's every word) stays as it is.
-    await conversation.asave(update_fields=CONFIGURED_FIELDS)
+    return {name: getattr(conversation, name) for name in CONFIGURED_FIELDS}
 
 
 async def resume_turn(

@@ -19,7 +19,7 @@ from playground.chat.hooks import append_message
 from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID
 from playground.chat.questions import saved_state
-from playground.chat.service import TurnRefused, _configure
+from playground.chat.service import TurnRefused, _claim, _configure
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
 from playground.teams.models import Team
@@ -55,17 +55,46 @@ def test_an_interrupted_conversations_saved_state_holds_its_open_questions(conve
     assert [(q["call_id"], q["kind"]) for q in state["questions"]] == [("call_1", "manual")]
 
 
-async def test_starting_a_turn_writes_its_settings_and_leaves_the_search_text(conversation: Conversation) -> None:
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement sent from now on, from every thread (the ORM's own runs the async queries)."""
+    statements: list[str] = []
+    real = CursorWrapper.execute
+
+    def execute(self: CursorWrapper, sql: str, params: Any = None) -> Any:
+        statements.append(sql)
+        return real(self, sql, params)
+
+    monkeypatch.setattr(CursorWrapper, "execute", execute)
+    return statements
+
+
+async def test_starting_a_turn_writes_its_settings_and_leaves_the_search_text(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
     endpoint = await Endpoint.objects.filter(name="Simulated OpenAI").afirst()
     assert endpoint is not None
     # Written by the indexer since the page loaded the row: a whole-row save would put the stale text back.
     await Conversation.objects.filter(pk=conversation.pk).aupdate(search_text="indexed words")
     options = ChatOptions(endpoint_id=endpoint.pk, model="sim-1")
-    await _configure(conversation, endpoint, options, [], "A title")
+    statements = recorded(monkeypatch)
+    await _claim(conversation, None, _configure(conversation, endpoint, options, [], "A title"))
+    monkeypatch.undo()
+    assert len([sql for sql in statements if sql.startswith("UPDATE")]) == 1, "the claim and the settings: one"
     row = await Conversation.objects.aget(pk=conversation.pk)
     assert row.search_text == "indexed words"
     assert (row.endpoint_id, row.model, row.title, row.status) == (endpoint.pk, "sim-1", "A title", "running")
-    assert row.settings == options.to_dict()
+    assert row.settings == options.to_dict() and row.run_owner == PROCESS_ID
+
+
+async def test_a_refused_claim_saves_none_of_the_turns_settings(conversation: Conversation) -> None:
+    endpoint = await Endpoint.objects.filter(name="Simulated OpenAI").afirst()
+    assert endpoint is not None
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(status="running", run_owner=PROCESS_ID)
+    options = ChatOptions(endpoint_id=endpoint.pk, model="sim-1")
+    with pytest.raises(TurnRefused, match="still running"):
+        await _claim(conversation, None, _configure(conversation, endpoint, options, [], "A title"))
+    row = await Conversation.objects.aget(pk=conversation.pk)
+    assert (row.endpoint_id, row.model, row.title, row.settings) == (None, "", "", {})
 
 
 async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_back_when_taken(
@@ -135,14 +164,7 @@ async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_chec
     chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
     await chat.receive_json_from()  # the snapshot
     sent = await database_sync_to_async(options)(tools=[])
-    statements: list[str] = []
-    real = CursorWrapper.execute
-
-    def execute(self: CursorWrapper, sql: str, params: Any = None) -> Any:
-        statements.append(sql)  # every thread's: the ORM's own runs the socket's and the run's queries
-        return real(self, sql, params)
-
-    monkeypatch.setattr(CursorWrapper, "execute", execute)
+    statements = recorded(monkeypatch)
     await chat.send_json_to({"type": "send", "text": "hi", "options": sent})
     ended = await frames_until(chat, "run.end")
     monkeypatch.undo()
