@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.chat.service import split_pending
+from playground.chat.turn_request import split_pending
 from playground.conversations.models import Conversation, Message
 from playground.tools.config import ToolConfig
 

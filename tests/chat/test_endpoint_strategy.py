@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from playground.chat.service import strategy_for
+from playground.chat.turn_request import strategy_for
 from playground.conversations.models import Conversation
 from playground.endpoints.models import Endpoint
 from tests.chat.test_strategies import run_turn, saved
