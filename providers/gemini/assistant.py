@@ -19,7 +19,7 @@ Every path (request history, imports, whole responses, streams) maps a turn the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -43,14 +43,13 @@ class KnownCall(NamedTuple):
     """What a stream decoder already made of a call part when it arrived: a whole call's arguments can be tens of
     KB, and serialising and hashing them again when the turn ends doubled the cost of decoding it."""
 
-    body: dict[str, Any]  # the part's ``functionCall``, held: its id() cannot be reused for another one
+    body: dict[str, Any]  # the part's ``functionCall``: the call is reused only for that very object
     seed: str
-    position: int
     arguments: str
     id: str
 
 
-KnownCalls = Mapping[int, KnownCall]  # by id() of the part's ``functionCall``
+KnownCalls = Sequence[KnownCall]  # by position: the decoder announces calls in the order the parts keep them
 
 
 def is_text(part: dict[str, Any]) -> bool:
@@ -206,14 +205,12 @@ def assistant_from_parts(
 def call_from_part(part: dict[str, Any], seed: str, position: int, known: KnownCalls | None = None) -> ToolCall:
     body = part["functionCall"]
     name = body.get("name") if isinstance(body.get("name"), str) else ""
-    made = known.get(id(body)) if known else None
-    if made is not None and made.body is not body:
-        made = None
+    made = known[position] if known and position < len(known) and known[position].body is body else None
     arguments = made.arguments if made is not None else args_to_arguments(body.get("args"))
     wire_id = body.get("id")
     if isinstance(wire_id, str) and wire_id:
         call_id = wire_id
-    elif made is not None and (made.seed, made.position) == (seed, position):
+    elif made is not None and made.seed == seed:
         call_id = made.id
     else:
         call_id = synthetic_call_id(seed, position, name, arguments)

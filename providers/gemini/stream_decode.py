@@ -46,8 +46,8 @@ class GeminiStreamState:
     response_id: str | None = None  # the first chunk's responseId: it seeds the synthetic call ids
     model_version: str | None = None
     parts: PartsBuilder = field(default_factory=PartsBuilder)
-    calls: int = 0  # calls announced so far: the next call's position
-    known: dict[int, KnownCall] = field(default_factory=dict)  # each call as announced, reused when the turn ends
+    # Each call as announced, in order (so the next one's position is its length), reused when the turn ends.
+    known: list[KnownCall] = field(default_factory=list)
     candidate_fields: dict[str, Any] = field(default_factory=dict)  # latest value of each candidate-only field
     response_fields: dict[str, Any] = field(default_factory=dict)
     finished: bool = False  # a finishReason arrived: later chunks may still update the usage
@@ -113,14 +113,14 @@ class GeminiStreamDecoder:
 
     def _call(self, part: dict[str, Any]) -> list[ev.Event]:
         state = self.state
-        position, state.calls = state.calls, state.calls + 1
+        position = len(state.known)
         body = part["functionCall"]
         name = body.get("name") if isinstance(body.get("name"), str) else ""
         arguments = args_to_arguments(body.get("args"))
         call_id = body.get("id")
         if not isinstance(call_id, str) or not call_id:
             call_id = synthetic_call_id(state.response_id or "", position, name, arguments)
-        state.known[id(body)] = KnownCall(body, state.response_id or "", position, arguments, call_id)
+        state.known.append(KnownCall(body, state.response_id or "", arguments, call_id))
         return [
             ev.ToolCallStart(position, call_id, name, call_fields(part)),
             ev.ToolCallDelta(position, arguments),
