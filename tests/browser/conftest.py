@@ -5,6 +5,7 @@ Without a browser these tests skip locally, loudly; under CI=true they fail, so 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -70,6 +71,20 @@ def watch_console(page: Page) -> list[str]:
 @pytest.fixture
 def console_errors(page: Page) -> list[str]:
     return watch_console(page)
+
+
+async def htmx_settled(page: Page) -> None:
+    """htmx binds the triggers of swapped-in content when it settles; acting earlier would go unnoticed.
+
+    Polled with a function, not ``wait_for_function`` with a string: Playwright evaluates that string in the page,
+    which the page's CSP (no unsafe-eval) refuses whenever the first check does not already pass."""
+    for _ in range(200):
+        if await page.evaluate(
+            "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+        ):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("htmx never settled")
 
 
 async def sign_in(page: Page, username: str, password: str) -> None:

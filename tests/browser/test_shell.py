@@ -9,20 +9,13 @@ from typing import Any
 import pytest
 from playwright.async_api import BrowserContext, Page, expect
 
-from tests.browser.conftest import sign_in, watch_console
+from tests.browser.conftest import htmx_settled, sign_in, watch_console
 from tests.conftest import DemoServer
 from tests.helpers import manage
 
 pytestmark = pytest.mark.browser
 
 SECTION_LABELS = ["Tools", "Conversations", "Compare", "Providers", "Team", "Playground"]
-
-
-async def htmx_settled(page: Page) -> None:
-    """htmx binds the triggers of swapped-in content when it settles; acting earlier would go unnoticed."""
-    await page.wait_for_function(
-        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
-    )
 
 
 async def test_signing_in_shows_the_playground_with_a_live_connection(signed_in: Page) -> None:
@@ -119,8 +112,10 @@ async def test_team_members_are_managed_in_place(signed_in: Page, new_context: A
     await htmx_settled(page)
 
     password = "grace-password-5e1a"
-    set_password = f"from django.contrib.auth.models import User; u = User.objects.get(username='grace'); " \
+    set_password = (
+        f"from django.contrib.auth.models import User; u = User.objects.get(username='grace'); "
         f"u.set_password('{password}'); u.save()"
+    )
     await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-c", set_password)
     invitee = await (await new_context()).new_page()
     await sign_in(invitee, "grace", password)

@@ -9,18 +9,13 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
+from tests.browser.conftest import htmx_settled
+
 pytestmark = pytest.mark.browser
 
 TOOL_NAME = "browser_forecast"
 BROKEN = '{"type": "object", "properties": {"city": {"type": "strng"}}, "required": ["city"]}'
 FIXED = '{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}'
-
-
-async def htmx_settled(page: Page) -> None:
-    """htmx binds the triggers of swapped-in content when it settles; acting earlier would go unnoticed."""
-    await page.wait_for_function(
-        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
-    )
 
 
 async def retype(page: Page, selector: str, text: str) -> None:
