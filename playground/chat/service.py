@@ -149,22 +149,26 @@ async def _claim(
     """One run per conversation across every web process: the database row is the lock, marked with the process
     that holds it. A run whose process is gone (playground.chat.processes) no longer holds it. ``configured``: the
     turn's settings (``_configure``), written with the claim or not at all."""
-    row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
-    if row is None:
-        raise TurnRefused("This conversation no longer exists.")
-    if row["status"] in BUSY and await orm_thread(_holder_alive)(row):
-        raise TurnRefused(STILL_RUNNING)
-    # Only if nobody claimed it in between: the same status and holder as just read.
-    claimed = await Conversation.objects.filter(
-        pk=conversation.pk, status=row["status"], run_owner=row["run_owner"]
-    ).aupdate(
-        status=Conversation.Status.RUNNING,
-        status_message="",
-        run_owner=PROCESS_ID,
-        run_by=user,
-        updated_at=timezone.now(),
+    fields = {
+        "status": Conversation.Status.RUNNING,
+        "status_message": "",
+        "run_owner": PROCESS_ID,
+        "run_by": user,
+        "updated_at": timezone.now(),
         **(configured or {}),
-    )
+    }
+    # Most turns start on a conversation nobody runs: claimed in one statement. The row is read only when it is
+    # held, to tell a live holder from a dead one.
+    claimed = await Conversation.objects.filter(pk=conversation.pk).exclude(status__in=BUSY).aupdate(**fields)
+    if not claimed:
+        row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
+        if row is None:
+            raise TurnRefused("This conversation no longer exists.")
+        if row["status"] in BUSY and await orm_thread(_holder_alive)(row):
+            raise TurnRefused(STILL_RUNNING)
+        # Only if nobody claimed it in between: the same status and holder as just read.
+        same = {"status": row["status"], "run_owner": row["run_owner"]}
+        claimed = await Conversation.objects.filter(pk=conversation.pk, **same).aupdate(**fields)
     if not claimed:
         raise TurnRefused(STILL_RUNNING)
     conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from providers.streaming import StreamResult
@@ -40,7 +40,9 @@ class WireRequest:
         return cls(method, url, redact_headers(headers), body)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # The body is what was parsed back from the bytes sent, and nothing changes it afterwards: it is shared, not
+        # copied (``asdict`` would copy every message and tool of it, for the frame and the row alike).
+        return {"method": self.method, "url": self.url, "headers": dict(self.headers), "body": self.body}
 
 
 @dataclass(frozen=True, slots=True)

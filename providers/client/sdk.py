@@ -104,12 +104,18 @@ def _tls_context() -> ssl.SSLContext:
 
 def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:
     """Known parameters go as keyword arguments, anything else through ``extra_body``, so nothing is dropped."""
-    known = set(inspect.signature(create).parameters)
+    known = _parameters(getattr(create, "__func__", create))
     kwargs = {k: v for k, v in body.items() if k in known}
     extra = {k: v for k, v in body.items() if k not in known}
     if extra:
         kwargs["extra_body"] = extra
     return kwargs
+
+
+@lru_cache(maxsize=16)
+def _parameters(create: Callable[..., Any]) -> frozenset[str]:
+    """The names ``create`` takes, per SDK method (each turn's client is new; its methods' functions are not)."""
+    return frozenset(inspect.signature(create).parameters) - {"self"}
 
 
 @asynccontextmanager

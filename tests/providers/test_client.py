@@ -86,6 +86,32 @@ async def test_wire_request_is_exact_and_secrets_are_redacted(fmt: str) -> None:
     assert ("input_schema" in tool_shape) == (fmt == "anthropic")
 
 
+async def test_a_wire_request_as_a_dict_shares_its_body_and_copies_its_headers() -> None:
+    rt = await round_trip(endpoint("openai-chat"), weather_request())
+    wire = rt.wire_request
+    assert wire is not None
+    as_dict = wire.to_dict()
+    assert as_dict == {"method": wire.method, "url": wire.url, "headers": wire.headers, "body": wire.body}
+    # The row and the pane's frame each take one per round trip: the messages and tools are not copied for them.
+    assert as_dict["body"] is wire.body
+    as_dict["headers"]["x-extra"] = "1"
+    assert "x-extra" not in wire.headers
+
+
+async def test_the_sdk_methods_parameters_are_read_once_and_unknown_fields_go_in_extra_body() -> None:
+    import openai
+
+    from providers.client import sdk
+
+    sdk._parameters.cache_clear()
+    body = {"model": "m", "messages": [], "stream": True, "top_k": 3}
+    for _ in range(3):  # a new client per turn, as the app makes them
+        create = openai.AsyncOpenAI(api_key="k", base_url="http://x/v1").chat.completions.create
+        kwargs = sdk._split_body(create, body)
+        assert kwargs == {"model": "m", "messages": [], "stream": True, "extra_body": {"top_k": 3}}
+    assert sdk._parameters.cache_info().misses == 1
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 async def test_non_streamed_response_gives_the_same_message(fmt: str) -> None:
     streamed = await round_trip(endpoint(fmt), weather_request(stream=True))
