@@ -23,8 +23,13 @@ from tests.simulator_process import free_port
 
 
 def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
-    body = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "echo-stream",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "echo-stream",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return f"data: {json.dumps(body)}\n\n"
 
 

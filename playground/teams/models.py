@@ -56,7 +56,6 @@ class Membership(models.Model):
         return self.role in {Role.OWNER, Role.EDITOR}
 
 
-
 class Invitation(models.Model):
     """An owner's offer of a role, addressed by username; it becomes a membership only when that person accepts.
 

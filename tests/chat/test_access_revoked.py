@@ -133,4 +133,3 @@ def test_headers_helper_makes_separate_sessions(bob: User) -> None:
     first, _ = session_headers(bob)
     second, _ = session_headers(bob)
     assert first.session.session_key != second.session.session_key
-

@@ -21,7 +21,6 @@ from playground.endpoints.models import Endpoint
 from tests.chat.conftest import frames_until, next_frame, of_type, open_chat, options
 
 if TYPE_CHECKING:
-
     from django.contrib.auth.models import User
     from pytest_django.fixtures import SettingsWrapper
 
@@ -30,8 +29,15 @@ DEAD = "elsewhere:4242:deadbeef"
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    return json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "sim-1",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    return json.dumps(
+        {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "sim-1",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+    )
 
 
 def left_by_a_dead_process(conversation: Conversation, *, status: str, history: list[dict[str, Any]]) -> None:
