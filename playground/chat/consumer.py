@@ -26,7 +26,8 @@ from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
 from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES
 from playground.shell.raw_send import raw_send
-from playground.teams.access import membership_for
+from playground.teams.access import conversation_access
+from playground.teams.revocation import session_alive
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
 ACTIONS = {"send", "retry", *CONTROL_TYPES}
@@ -47,7 +48,7 @@ class ChatConsumer(ConversationConsumer):
     hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
 
     async def admitted(self, user: Any) -> bool:
-        self.conversation, self.can_edit = await self._load(user, self.conversation_id)
+        self.conversation, self.can_edit = await database_sync_to_async(conversation_access)(user, self.conversation_id)
         return self.conversation is not None
 
     async def opened(self) -> None:
@@ -58,14 +59,6 @@ class ChatConsumer(ConversationConsumer):
         if run is not None:
             self.follow(run)
         await self.send_json(self._snapshot(run, self.saved))
-
-    @database_sync_to_async
-    def _load(self, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
-        # By its key, unordered (``first()`` would compile the model's ordering): read on every socket action.
-        found = Conversation.objects.filter(pk=conversation_id).select_related("team").order_by()[:1]
-        conversation = next(iter(found), None)
-        membership = membership_for(user, conversation.team) if conversation else None
-        return (conversation, membership.can_edit) if membership else (None, False)
 
     async def _saved_state(self) -> dict[str, Any]:
         assert self.conversation is not None
@@ -203,9 +196,11 @@ class ChatConsumer(ConversationConsumer):
     async def still_allowed(self) -> bool:
         """Signed in with the same session and still a member: reloaded, since access can change at any time."""
         assert self.conversation is not None
-        if not await super().still_allowed():
-            return False
-        self.checked, self.can_edit = await self._load(self.scope["user"], self.conversation.pk)
+        # The session and the membership in one trip to the ORM's thread: this runs before every action. Channels'
+        # wrapper, as before: it drops a connection the database has broken, so the action's queries reconnect.
+        self.checked, self.can_edit = await database_sync_to_async(_access_now)(
+            self.session_key(), self.scope["user"], self.conversation.pk
+        )
         return self.checked is not None
 
     async def _send_turn(self, content: dict[str, Any]) -> None:
@@ -252,3 +247,10 @@ class ChatConsumer(ConversationConsumer):
             self.asked_run_ids = (*self.asked_run_ids, run_id)[-RUNS_REMEMBERED:]
             await self._ask_for_batches()
         await self.send_frames(encode_frames(event["frames"]))
+
+
+def _access_now(session_key: str | None, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:
+    """Still signed in with this session, and still a member of the conversation's team: its row and edit right."""
+    if not session_alive(session_key, user.pk):
+        return None, False
+    return conversation_access(user, conversation_id)

@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 
-from playground.teams.models import Membership, Role, Team
+from playground.conversations.models import Conversation
+from playground.teams.models import EDIT_ROLES, Membership, Role, Team
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -40,6 +42,17 @@ def membership_for(user: AbstractBaseUser, team: Team) -> Membership | None:
     # ordering, a join on the user table, compiled in Python on every socket action.
     found = Membership.objects.filter(user=user, team=team).select_related("team").order_by()[:1]
     return next(iter(found), None)
+
+
+def conversation_access(user: AbstractBaseUser, conversation_id: int) -> tuple[Conversation | None, bool]:
+    """A conversation with its team, if ``user`` is a member of that team, and whether they may edit it: one query,
+    unordered (read before every action on a conversation's socket)."""
+    role = Membership.objects.filter(team=OuterRef("team"), user=user).order_by().values("role")[:1]
+    found = Conversation.objects.filter(pk=conversation_id).select_related("team").annotate(role=Subquery(role))
+    conversation = next(iter(found.order_by()[:1]), None)
+    if conversation is None or conversation.role is None:
+        return None, False
+    return conversation, conversation.role in EDIT_ROLES
 
 
 def get_current_team(request: HttpRequest) -> Team:

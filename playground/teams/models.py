@@ -10,6 +10,9 @@ class Role(models.TextChoices):
     VIEWER = "viewer", "Viewer"
 
 
+EDIT_ROLES = frozenset({Role.OWNER, Role.EDITOR})
+
+
 class Team(models.Model):
     name = models.CharField(max_length=100)
     # Set for the team every user gets on sign-up; the team goes when the user goes.
@@ -53,7 +56,7 @@ class Membership(models.Model):
 
     @property
     def can_edit(self) -> bool:
-        return self.role in {Role.OWNER, Role.EDITOR}
+        return self.role in EDIT_ROLES
 
 
 class Invitation(models.Model):

@@ -14,7 +14,6 @@ from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from playground.chat import service
-from playground.chat.consumer import ChatConsumer
 from playground.chat.hooks import append_message
 from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID
@@ -22,7 +21,8 @@ from playground.chat.questions import saved_state
 from playground.chat.service import TurnRefused, _claim, _configure
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
-from playground.teams.models import Team
+from playground.teams.access import conversation_access
+from playground.teams.models import Membership, Role, Team
 from tests.chat.conftest import frames_until, open_chat, options
 
 if TYPE_CHECKING:
@@ -120,18 +120,22 @@ async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_ba
     assert [m.data["content"] for m in saved] == ["one", "two", "three"]
 
 
-def test_a_sockets_access_check_reads_two_unordered_rows(conversation: Conversation, alice: User, team: Team) -> None:
-    load = ChatConsumer.__dict__["_load"].func  # the check itself, without the hop to the ORM's thread
+def test_a_sockets_access_check_is_one_unordered_query(conversation: Conversation, alice: User, team: Team) -> None:
     with CaptureQueriesContext(connection) as queries:
-        loaded, can_edit = load(None, alice, conversation.pk)
+        loaded, can_edit = conversation_access(alice, conversation.pk)
     assert loaded == conversation and loaded.team == team and can_edit is True
-    assert len(queries) == 2
-    # Each model's own ordering (the membership's joins the user table) costs its compiling on every socket action,
-    # for one row found by its key.
+    # The conversation, its team and the reader's role together: read before every action on the socket. Each
+    # model's own ordering (the membership's joins the user table) would cost its compiling on every action.
+    assert len(queries) == 1
     assert not any("ORDER BY" in q["sql"] or "auth_user" in q["sql"] for q in queries), queries
     outsider = User.objects.create_user("mallory")
-    assert load(None, outsider, conversation.pk) == (None, False)
-    assert load(None, alice, conversation.pk + 1000) == (None, False)
+    assert conversation_access(outsider, conversation.pk) == (None, False)
+    assert conversation_access(alice, conversation.pk + 1000) == (None, False)
+    Membership.objects.filter(user=alice, team=team).update(role=Role.VIEWER)
+    assert conversation_access(alice, conversation.pk) == (conversation, False)
+    other = Team.objects.create(name="Elsewhere")
+    Membership.objects.create(user=alice, team=other, role=Role.OWNER)  # a role in another team changes nothing
+    assert conversation_access(alice, conversation.pk) == (conversation, False)
 
 
 async def test_claims_under_the_per_person_limit_are_counted_not_read(
@@ -174,7 +178,11 @@ async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_chec
     # it twice more, moments later, where the check's row and the claimed one say the same.
     whole = [sql for sql in statements if sql.startswith("SELECT") and '"playground_conversation"."search_text"' in sql]
     assert len(whole) == 1, whole
-    assert '"playground_membership"' not in whole[0]
+    assert '"playground_membership"' in whole[0], "the one read is the access check's, with the reader's role"
+    # The whole check is two statements: the session, then the conversation with the reader's role.
+    session = [sql for sql in statements if sql.startswith("SELECT") and '"django_session"' in sql]
+    memberships = [sql for sql in statements if sql.startswith("SELECT") and '"playground_membership"' in sql]
+    assert len(session) == 1 and memberships == whole
     saved = await Conversation.objects.aget(pk=conversation.pk)
     assert (saved.status, saved.model, saved.run_owner) == ("done", "sim-1", "")
     roles = saved.messages.order_by("position").values_list("role", flat=True)
