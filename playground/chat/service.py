@@ -67,7 +67,8 @@ class TurnRefused(Exception):
     """The turn cannot start; the message says why, for the page."""
 
 
-def visible_endpoints(team: Team) -> Any:
+def visible_endpoints(team: Team | int) -> Any:
+    """The team's endpoints and the shared ones; ``team``: the team or its id."""
     return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True))
 
 
@@ -95,7 +96,7 @@ async def start_turn(
         content = await asyncio.to_thread(user_content, text, images) if images else text
     except ImageRefused as exc:
         raise TurnRefused(str(exc)) from None
-    endpoint = await visible_endpoints(conversation.team).filter(pk=options.endpoint_id).afirst()
+    endpoint = await visible_endpoints(conversation.team_id).filter(pk=options.endpoint_id).afirst()
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
     await _check_policy(endpoint)

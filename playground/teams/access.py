@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
 
 from playground.conversations.models import Conversation
 from playground.teams.models import EDIT_ROLES, Membership, Role, Team
@@ -45,14 +44,16 @@ def membership_for(user: AbstractBaseUser, team: Team) -> Membership | None:
 
 
 def conversation_access(user: AbstractBaseUser, conversation_id: int) -> tuple[Conversation | None, bool]:
-    """A conversation with its team, if ``user`` is a member of that team, and whether they may edit it: one query,
-    unordered (read before every action on a conversation's socket)."""
-    role = Membership.objects.filter(team=OuterRef("team"), user=user).order_by().values("role")[:1]
-    found = Conversation.objects.filter(pk=conversation_id).select_related("team").annotate(role=Subquery(role))
-    conversation = next(iter(found.order_by()[:1]), None)
-    if conversation is None or conversation.role is None:
+    """A conversation, if ``user`` is a member of its team, and whether they may edit it (read before every action
+    on a conversation's socket). Two narrow queries, unordered and without joins: compiling the team's columns into
+    the conversation's read, the membership's ordering (a join on the user table) or a subquery for the role cost
+    more, in Python, on every action, than the second statement does."""
+    conversation = next(iter(Conversation.objects.filter(pk=conversation_id).order_by()[:1]), None)
+    if conversation is None:
         return None, False
-    return conversation, conversation.role in EDIT_ROLES
+    roles = Membership.objects.filter(user=user, team_id=conversation.team_id).order_by().values_list("role")
+    role = next(iter(roles[:1]), None)
+    return (conversation, role[0] in EDIT_ROLES) if role is not None else (None, False)
 
 
 def get_current_team(request: HttpRequest) -> Team:
