@@ -350,6 +350,9 @@ CROSSWIRE_MAX_FRAME_BYTES = env_int("CROSSWIRE_MAX_FRAME_BYTES", 256 * 1024)
 # provider streaming 500 deltas/s costs the server and the browser under 60 messages a second, not 500. 0 sends on
 # every step.
 CROSSWIRE_FRAME_INTERVAL_MS = env_int("CROSSWIRE_FRAME_INTERVAL_MS", 17)
+# How many frames early a message may go (playground.chat.registry): after the loop was busy, a 50 Hz stream catches
+# up at once instead of a frame at a time; the average stays one message a frame.
+CROSSWIRE_FRAME_SLACK = env_int("CROSSWIRE_FRAME_SLACK", 2)
 # Model names saved on one endpoint (typed or fetched).
 CROSSWIRE_MAX_MODEL_NAMES = env_int("CROSSWIRE_MAX_MODEL_NAMES", 2000)
 # Each web process beats and recovers the runs of dead ones (playground.chat.processes). Off only in tests that

@@ -94,9 +94,10 @@ class ActiveRun:
     started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
     _sender: asyncio.Task[None] | None = None
-    _next_slot: float = 0.0  # the frame the next message is owed to (it may go one frame sooner, not more)
+    _next_slot: float = 0.0  # the frame the next message is owed to (it may go ``frame_slack`` frames sooner)
     _first_queued: float = 0.0  # when the oldest frame waiting for local sockets was emitted
     frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
+    frame_slack: int = field(default_factory=lambda: settings.CROSSWIRE_FRAME_SLACK)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
@@ -137,13 +138,14 @@ class ActiveRun:
             while self._queued:  # frames queued while sending go out in the next message, in order
                 # At most one message per display frame on average: a fast provider's deltas gather into one
                 # message instead of costing the server a send and the browser a redraw each (a slow one's go out
-                # at once). A cell-rate check (GCRA) with one frame of slack: a message may go one frame early, so a
-                # stream paced a little slower than the frame rate, whose first delta follows the head chunk closely,
-                # is not held back, and does not carry that wait into every later delta (without the slack, a 50 Hz
-                # stream behind a message 3 ms earlier started 14 ms late and caught up 3 ms a delta). Frames are
-                # counted from when each message was due, not from when it went: a message the event loop sent
-                # late (busy with another stream) must not hold the next one back as well.
-                due = max(self._first_queued, self._next_slot - self.frame_interval_s)
+                # at once). A cell-rate check (GCRA) with ``frame_slack`` frames of slack: a message may go that many
+                # frames early. One frame lets a stream paced a little slower than the frame rate follow its head
+                # chunk unheld (without it, a 50 Hz stream behind a message 3 ms earlier started 14 ms late and
+                # caught up 3 ms a delta); the second lets it catch up after the event loop was busy (a turn
+                # starting beside it) with two deltas back to back instead of holding the second a frame, which was
+                # most of the app's p99 at 30 chats (docs/performance.md). Frames are counted from when each message
+                # was due, not from when it went: a message the event loop sent late must not hold the next back.
+                due = max(self._first_queued, self._next_slot - self.frame_slack * self.frame_interval_s)
                 wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
