@@ -259,6 +259,7 @@ async def run_conversation(
         rows = [row async for row in ordered]
         hooks.next_message = rows[-1][0] + 1 if rows else 0
         saved = [(data, complete) for _, data, complete in rows]
+        hooks.messages = [(data["role"], data) for data, _ in saved]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
         history, pending = split_pending(saved)
@@ -277,7 +278,7 @@ async def run_conversation(
             heartbeat.cancel()
     run.finishing = True  # the loop is over: a Stop now would only cut the saving of how it ended
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome))
-    await _index(conversation)
+    await _index(conversation, hooks.messages)
 
 
 async def _hooks(
@@ -297,10 +298,11 @@ async def _finish(
     await hooks.finish(status, message)
 
 
-async def _index(conversation: Conversation) -> None:
-    """Refresh what the Conversations list searches; a failure here must not undo a finished run."""
+async def _index(conversation: Conversation, messages: list[tuple[str, dict[str, Any]]] | None) -> None:
+    """Refresh what the Conversations list searches, from the messages the run holds; a failure here must not undo
+    a finished run."""
     try:
-        await orm_thread(index_conversation)(conversation)
+        await orm_thread(index_conversation)(conversation, messages)
     except Exception:
         logger.exception("could not index conversation %s for search", conversation.pk)
 

@@ -8,6 +8,7 @@ messages and raw events the conversations hold.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.cache import cache
@@ -21,13 +22,16 @@ MAX_SEARCH_CHARS = 100_000  # beyond this a conversation is found by its beginni
 STALE_PER_REQUEST = 100  # conversations saved before the index existed are indexed a batch per list request
 
 
-def index_conversation(conversation: Conversation) -> None:
-    """Recompute and save the search fields of one conversation."""
+def index_conversation(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> None:
+    """Recompute and save the search fields of one conversation; ``messages``: all of them in order as (role, data),
+    when the caller holds them (a run that has just ended), or read here."""
+    if messages is None:
+        messages = conversation.messages.order_by("position").values_list("role", "data")
     schemas = {t["name"]: t.get("parameters") for t in conversation.tools}
     parts: list[str] = [conversation.title]
     called: list[str] = []
     invalid = 0
-    for role, data in conversation.messages.order_by("position").values_list("role", "data"):
+    for role, data in messages:
         parts.append(_text(data.get("content")))
         calls = (data.get("tool_calls") or []) if role == "assistant" else []
         for call in calls:

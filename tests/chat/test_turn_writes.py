@@ -185,3 +185,27 @@ async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_chec
     roles = saved.messages.order_by("position").values_list("role", flat=True)
     assert [role async for role in roles] == ["user", "assistant"]
     await chat.disconnect()
+
+
+async def test_the_search_index_is_made_from_the_messages_the_run_holds(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await append_message(conversation, {"role": "user", "content": "an earlier question about lighthouses"})
+    chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["calculator"]))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    statements = recorded(monkeypatch)
+    run = await service.start_turn(
+        conversation=fresh, text='/call calculator {"expression": "6*7"}', options=chat_options
+    )
+    assert run.task is not None
+    await run.task
+    monkeypatch.undo()
+    # The history is read once, when the run starts; the index is made from it and what the run saved.
+    reads = [sql for sql in statements if sql.startswith("SELECT") and '"playground_message"."data"' in sql]
+    assert len(reads) == 1 and '"playground_message"."complete"' in reads[0], reads
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    roles = [role async for role in saved.messages.order_by("position").values_list("role", flat=True)]
+    assert roles == ["user", "user", "assistant", "tool", "assistant"]
+    for words in ("lighthouses", "calculator", "6*7", "expression"):
+        assert words in saved.search_text, (words, saved.search_text)
+    assert saved.called_tools == " calculator " and saved.indexed_at is not None
