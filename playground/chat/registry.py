@@ -36,6 +36,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from playground.chat import watchers
+from playground.chat.pacing import next_due, slot_after
 from playground.conversations.broadcast import conversation_group
 
 Frame = dict[str, Any]
@@ -136,20 +137,12 @@ class ActiveRun:
     async def _send_queued(self) -> None:
         try:
             while self._queued:  # frames queued while sending go out in the next message, in order
-                # At most one message per display frame on average: a fast provider's deltas gather into one
-                # message instead of costing the server a send and the browser a redraw each (a slow one's go out
-                # at once). A cell-rate check (GCRA) with ``frame_slack`` frames of slack: a message may go that many
-                # frames early. One frame lets a stream paced a little slower than the frame rate follow its head
-                # chunk unheld (without it, a 50 Hz stream behind a message 3 ms earlier started 14 ms late and
-                # caught up 3 ms a delta); the second lets it catch up after the event loop was busy (a turn
-                # starting beside it) with two deltas back to back instead of holding the second a frame, which was
-                # most of the app's p99 at 30 chats (docs/performance.md). Frames are counted from when each message
-                # was due, not from when it went: a message the event loop sent late must not hold the next back.
-                due = max(self._first_queued, self._next_slot - self.frame_slack * self.frame_interval_s)
+                # At most one message per display frame on average, with some frames of slack (pacing.py).
+                due = next_due(self._next_slot, self._first_queued, self.frame_interval_s, self.frame_slack)
                 wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                self._next_slot = max(self._next_slot, due) + self.frame_interval_s
+                self._next_slot = slot_after(self._next_slot, due, self.frame_interval_s)
                 frames, self._queued = self._queued, []
                 skips = {send: skip for send, skip in self.subscribers.items() if skip}
                 for send in self.subscribers:

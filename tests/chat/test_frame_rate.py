@@ -6,6 +6,10 @@ import asyncio
 import json
 import time
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from playground.chat.pacing import next_due, slot_after
 from playground.chat.registry import ActiveRun
 
 DELTAS = 300
@@ -141,3 +145,22 @@ async def test_after_a_stall_a_stream_slower_than_the_frame_rate_catches_up_at_o
     # The control: with one frame of slack the third of them waited most of a frame, in every stream, at every
     # stall (the app's p99 at 30 chats was twice as high).
     assert (await stalled_stream(slack=1))[-1] > 0.010
+
+
+@given(
+    gaps=st.lists(st.floats(min_value=0, max_value=0.05), min_size=1, max_size=200),
+    slack=st.integers(min_value=0, max_value=3),
+)
+def test_any_stretch_of_time_holds_at_most_its_frames_plus_the_slack(gaps: list[float], slack: int) -> None:
+    """The pacing's rule alone: whatever the provider's pace, a window of t seconds sees at most t / interval +
+    slack + 1 messages, and no message goes before its frames were queued."""
+    interval, next_slot, now, sent = 0.017, 0.0, 0.0, []
+    for gap in gaps:
+        now = max(now + gap, sent[-1] if sent else 0.0)  # the next step's frames, once the last message went
+        due = next_due(next_slot, now, interval, slack)
+        assert due >= now
+        next_slot = slot_after(next_slot, due, interval)
+        sent.append(due)
+    for i, first in enumerate(sent):
+        for j in range(i, len(sent)):
+            assert j - i + 1 <= (sent[j] - first) / interval + slack + 1 + 1e-9
