@@ -28,9 +28,9 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from playground.chat.models import RunProcess
-from playground.chat.recovery import BUSY, interrupt_runs_of
+from playground.chat.recovery import interrupt_runs_of
 from playground.chat.registry import REGISTRY
-from playground.conversations.models import Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation
 
 BEAT_S = 2.0
 GONE_AFTER_S = 8.0
@@ -94,7 +94,7 @@ def orphans() -> list[int]:
     so a run between its claim and its start is never taken for one."""
     quiet = timezone.now() - timedelta(seconds=ORPHAN_AFTER_S)
     running = set(REGISTRY.runs)
-    claimed = Conversation.objects.filter(run_owner=PROCESS_ID, status__in=BUSY, updated_at__lt=quiet)
+    claimed = Conversation.objects.filter(run_owner=PROCESS_ID, status__in=BUSY_STATUSES, updated_at__lt=quiet)
     return [pk for pk in claimed.values_list("pk", flat=True) if pk not in running]
 
 

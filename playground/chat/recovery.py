@@ -16,7 +16,7 @@ from django.db.models import Max
 
 from playground.chat.registry import BATCH_TYPE
 from playground.conversations.broadcast import conversation_group
-from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
+from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip, WireEventBatch
 from providers.client.replay import replay
 
 INTERRUPTED_MESSAGE = (
@@ -30,14 +30,13 @@ ROUND_TRIP_ERROR = {
     "retryable": True,
     "retry_after": None,
 }
-BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
 
 logger = logging.getLogger(__name__)
 
 
 def interrupt_runs_of(process_id: str, *, only: list[int] | None = None) -> list[int]:
     """Mark every run the process had claimed (or those of ``only``) as interrupted; returns the conversation ids."""
-    claimed = Conversation.objects.filter(run_owner=process_id, status__in=BUSY)
+    claimed = Conversation.objects.filter(run_owner=process_id, status__in=BUSY_STATUSES)
     if only is not None:
         claimed = claimed.filter(pk__in=only)
     ids = list(claimed.values_list("pk", flat=True))
@@ -50,7 +49,7 @@ def interrupt_runs_of(process_id: str, *, only: list[int] | None = None) -> list
 def interrupt(conversation_id: int, *, owner: str) -> bool:
     """One conversation, if its run is still the dead process's (another process may have recovered it first)."""
     with transaction.atomic():
-        claimed = Conversation.objects.filter(pk=conversation_id, run_owner=owner, status__in=BUSY).update(
+        claimed = Conversation.objects.filter(pk=conversation_id, run_owner=owner, status__in=BUSY_STATUSES).update(
             status=Conversation.Status.INTERRUPTED, status_message=INTERRUPTED_MESSAGE, run_owner=""
         )
         if not claimed:

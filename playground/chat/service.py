@@ -20,7 +20,7 @@ from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
 from playground.chat.registry import REGISTRY, ActiveRun
 from playground.chat.turn_request import build_request, split_pending, strategy_for
-from playground.conversations.models import Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation
 from playground.conversations.search_index import index_conversation
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
@@ -33,7 +33,6 @@ from playground.tools.results import recorded_results
 from providers.portability import portability_notes
 from providers.types import Message, ToolCall
 
-BUSY = [Conversation.Status.RUNNING, Conversation.Status.WAITING]
 OUTCOME_STATUS = {
     "done": Conversation.Status.DONE,
     "error": Conversation.Status.ERROR,
@@ -129,7 +128,7 @@ async def _check_user_runs(conversation: Conversation, user: AbstractBaseUser | 
     if user is None:
         return
     limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
-    rows = Conversation.objects.filter(run_by=user, status__in=BUSY).exclude(pk=conversation.pk)
+    rows = Conversation.objects.filter(run_by=user, status__in=BUSY_STATUSES).exclude(pk=conversation.pk)
     # Fewer claims than the limit cannot reach it, alive or not: count them, and read them only when they might.
     # Someone running many chats at once (a team's scripted demo, a load test) would otherwise have every one of
     # them read and checked again at each turn's start.
@@ -160,12 +159,12 @@ async def _claim(
     }
     # Most turns start on a conversation nobody runs: claimed in one statement. The row is read only when it is
     # held, to tell a live holder from a dead one.
-    claimed = await Conversation.objects.filter(pk=conversation.pk).exclude(status__in=BUSY).aupdate(**fields)
+    claimed = await Conversation.objects.filter(pk=conversation.pk).exclude(status__in=BUSY_STATUSES).aupdate(**fields)
     if not claimed:
         row = await Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").afirst()
         if row is None:
             raise TurnRefused("This conversation no longer exists.")
-        if row["status"] in BUSY and await orm_thread(_holder_alive)(row):
+        if row["status"] in BUSY_STATUSES and await orm_thread(_holder_alive)(row):
             raise TurnRefused(STILL_RUNNING)
         # Only if nobody claimed it in between: the same status and holder as just read.
         same = {"status": row["status"], "run_owner": row["run_owner"]}

@@ -17,7 +17,7 @@ from django.db import transaction
 from playground.chat.options import ChatOptions, parse_options
 from playground.chat.service import TurnRefused, start_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
-from playground.conversations.models import Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation
 from playground.tools.models import Tool
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from playground.teams.models import Team
 
 MAX_COLUMNS = 4
-BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
 SETTLE_TRIES, SETTLE_PAUSE_S = 50, 0.1  # up to 5 s for a finished run's outcome to be saved
 MAX_REPEAT = 10
 COLUMN_FIELDS = ("endpoint_id", "model", "reasoning", "temperature", "max_tokens", "strategy")

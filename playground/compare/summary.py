@@ -14,12 +14,11 @@ from typing import Any
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 
-from playground.conversations.models import Conversation, RoundTrip
+from playground.conversations.models import BUSY_STATUSES, Conversation, RoundTrip
 from playground.tools.schema import check_arguments
 
 # genai-prices' provider ids for the wire formats that name one provider; other servers are matched by model name.
 PRICE_PROVIDERS = {"anthropic": "anthropic", "gemini": "google"}
-BUSY = {Conversation.Status.RUNNING, Conversation.Status.WAITING}
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class ColumnSummary:
 
     @property
     def running(self) -> bool:
-        return self.conversation.status in BUSY
+        return self.conversation.status in BUSY_STATUSES
 
     @property
     def valid_count(self) -> int:

@@ -75,6 +75,10 @@ class Conversation(models.Model):
         return self.title or f"Conversation {self.pk}"
 
 
+# A run holds the conversation in these states: streaming, or waiting for a person's answer.
+BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
+
+
 class RoundTrip(models.Model):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="round_trips")
     position = models.PositiveIntegerField()
