@@ -16,6 +16,7 @@ from playground.tools.config import ToolConfig, answer_module_tool
 from playground.tools.results import ToolResult, call_key
 from playground.tools.schema import check_arguments
 from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
+from providers.client.holds import ReadHold
 from providers.errors import ProviderError
 from providers.strategies import fallback
 from providers.types import ChatRequest, Message, ToolCall
@@ -83,6 +84,8 @@ class ToolLoop:
     remote: RemoteAnswer | None = None
     # Said in the first round trip's notes (what a target will refuse, checked before the run starts).
     first_notes: list[str] = field(default_factory=list)
+    # How long reading a streaming answer may wait, while what was read cannot go on yet (providers.client.holds).
+    read_hold: ReadHold | None = None
 
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
@@ -108,7 +111,7 @@ class ToolLoop:
             await self.hooks.on_update(index, update)
 
         request: ChatRequest = {**self.request, "messages": list(self.messages)}
-        run = RoundTripRun(self.endpoint, request, emit, self.strategy, self.strategy_notes)
+        run = RoundTripRun(self.endpoint, request, emit, self.strategy, self.strategy_notes, read_hold=self.read_hold)
         try:
             round_trip = await run.run()
         except asyncio.CancelledError:

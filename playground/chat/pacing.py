@@ -12,6 +12,8 @@ not hold the next one back. Over any stretch of time, at most its frames plus th
 
 from __future__ import annotations
 
+READ_LEAD_FRAMES = 0.25  # how early, in frames, reading the provider resumes before a held message's slot
+
 
 def next_due(next_slot: float, first_queued: float, interval_s: float, slack: int) -> float:
     """When the message holding frames queued since ``first_queued`` may go, ``next_slot`` being the slot it owes."""
@@ -21,3 +23,14 @@ def next_due(next_slot: float, first_queued: float, interval_s: float, slack: in
 def slot_after(next_slot: float, due: float, interval_s: float) -> float:
     """The slot the message after one due at ``due`` owes."""
     return max(next_slot, due) + interval_s
+
+
+def read_wait(next_slot: float, first_queued: float | None, now: float, interval_s: float, slack: int) -> float:
+    """How long reading the provider's stream may wait, ``first_queued`` being None when nothing is queued: until
+    the next message may go, what is read would only wait in the queue. Reading resumes a quarter frame before that
+    slot, so what came meanwhile is decoded and queued in time to go with it. A stream slower than the frame rate is
+    never held: its next message may always go at once."""
+    if not interval_s:
+        return 0.0
+    due = next_due(next_slot, now if first_queued is None else first_queued, interval_s, slack)
+    return due - interval_s * READ_LEAD_FRAMES - now

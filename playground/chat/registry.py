@@ -36,7 +36,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from playground.chat import watchers
-from playground.chat.pacing import next_due, slot_after
+from playground.chat.pacing import next_due, read_wait, slot_after
 from playground.conversations.broadcast import conversation_group
 
 Frame = dict[str, Any]
@@ -150,6 +150,11 @@ class ActiveRun:
                 await self._deliver(frames, skips)
         finally:
             self._sender = None
+
+    def read_hold(self) -> float:
+        """How long reading the provider's stream may wait (``providers.client.holds``; the rule: ``read_wait``)."""
+        first = self._first_queued if self._queued else None
+        return read_wait(self._next_slot, first, time.monotonic(), self.frame_interval_s, self.frame_slack)
 
     async def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> None:
         try:

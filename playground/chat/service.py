@@ -344,5 +344,5 @@ def _loop(
                                 refusals_only=True)  # fmt: skip
     return ToolLoop(
         client, request, tools, hooks, loop_settings, pending=pending, recorded=recorded, remote=remote,
-        first_notes=refused,
+        first_notes=refused, read_hold=hooks.run.read_hold,
     )  # fmt: skip

@@ -25,6 +25,7 @@ from httpcore2 import ConnectError, ConnectTimeout, ReadError, ReadTimeout, Writ
 from httpcore2._utils import is_socket_readable  # the poll the anyio and sync backends answer "is_readable" with
 
 from providers.client.addresses import AddressPolicy, AddressRefused
+from providers.client.holds import read_hold
 
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
@@ -50,6 +51,9 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         self._timed_out: TimeoutError | None = None
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        hold = read_hold()
+        if hold > 0:
+            await self._hold(hold)
         self._deadline = None if timeout is None else self._arm_read_timer(timeout)
         self._reading = True
         try:
@@ -61,6 +65,18 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if not data and self._closed:  # anyio: reading a stream we closed is ClosedResourceError, not EOF
             raise ReadError("the stream is closed")
         return data  # b"" when the peer closed, as anyio's EndOfStream becomes
+
+    async def _hold(self, seconds: float) -> None:
+        """Read nothing for ``seconds``: the bytes that come meanwhile wait in the kernel, for one read after."""
+        transport = self._writer.transport
+        if not transport.is_reading():  # paused already: the reader's buffer is full, and it resumes it itself
+            return
+        transport.pause_reading()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            if not transport.is_closing():
+                transport.resume_reading()
 
     def _arm_read_timer(self, timeout: float) -> float:
         # asyncio.timeout() around each read costs ~5.5 us (a timer handle, a heap push, a cancel): a tenth of a

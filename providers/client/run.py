@@ -23,6 +23,7 @@ import httpx2
 
 from providers import events as ev
 from providers.client.capture import Clock, RoundTrip, WireEvent, WireRequest
+from providers.client.holds import ReadHold, holding_reads
 from providers.client.scrub import Scrubber
 from providers.client.sdk import Endpoint, map_exception, open_response, sdk_exceptions
 from providers.errors import ProviderError
@@ -67,6 +68,7 @@ class RoundTripRun:
     emit: Emit = _discard
     strategy: str = NATIVE  # requested: auto, native, strict, structured or prompted
     lead_notes: list[str] = field(default_factory=list)  # said first in the notes (why this strategy, after a refusal)
+    read_hold: ReadHold | None = None  # how long a read of the stream may wait (holds.py); None: never
     codec: WireFormat = field(init=False)
     clock: Clock = field(default_factory=Clock)
     notes: list[str] = field(default_factory=list)
@@ -146,12 +148,13 @@ class RoundTripRun:
     async def _send(self, body: dict[str, Any]) -> None:
         # The body says whether to stream, except Gemini's: its URL does, so the internal request decides there.
         stream = bool(body["stream"]) if "stream" in body else bool(self.request.get("stream"))
-        async with open_response(self.endpoint, body, self._on_request, stream=stream) as response:
-            self.status = response.status_code
-            if stream:
-                await self._read_stream(response)
-            else:
-                await self._read_body(response)
+        with holding_reads(self.read_hold):
+            async with open_response(self.endpoint, body, self._on_request, stream=stream) as response:
+                self.status = response.status_code
+                if stream:
+                    await self._read_stream(response)
+                else:
+                    await self._read_body(response)
 
     async def _on_request(self, wire_request: WireRequest) -> None:
         # Headers are redacted already; a key can still travel in the URL (a query parameter).

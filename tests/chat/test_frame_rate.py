@@ -9,7 +9,7 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from playground.chat.pacing import next_due, slot_after
+from playground.chat.pacing import READ_LEAD_FRAMES, next_due, slot_after
 from playground.chat.registry import ActiveRun
 
 DELTAS = 300
@@ -164,3 +164,37 @@ def test_any_stretch_of_time_holds_at_most_its_frames_plus_the_slack(gaps: list[
     for i, first in enumerate(sent):
         for j in range(i, len(sent)):
             assert j - i + 1 <= (sent[j] - first) / interval + slack + 1 + 1e-9
+
+
+async def test_reading_waits_until_shortly_before_the_next_message_may_go() -> None:
+    """``read_hold``: what is read before the next message's slot would only wait in the queue."""
+    interval = 0.05
+    run = ActiveRun(990107, frame_interval_s=interval)
+    socket = Socket()
+    run.subscribe(socket.send)
+    assert run.read_hold() <= 0, "nothing sent yet: what is read may go at once"
+    started = time.monotonic()
+    for n in range(3):  # the first message, and two frames of slack, go at once
+        run.emit({"n": n})
+        await run.send_queued()
+    assert len(socket.messages) == 3
+    run.emit({"n": 3})  # owed to the slot one frame after the first message
+    lead = interval * READ_LEAD_FRAMES
+    hold = run.read_hold()
+    assert interval - lead - (time.monotonic() - started) - 0.001 <= hold <= interval - lead, hold
+    await run.send_queued()
+    assert len(socket.messages) == 4
+    # The queue is empty, yet the next message could not go before the next frame: reading may wait for it too.
+    assert run.read_hold() > interval / 2
+    await asyncio.sleep(3 * interval)
+    assert run.read_hold() <= 0, "after a quiet stretch a stream is read at once again"
+
+
+async def test_reading_is_never_held_without_a_frame_interval() -> None:
+    run = ActiveRun(990108, frame_interval_s=0.0)
+    socket = Socket()
+    run.subscribe(socket.send)
+    for n in range(10):
+        run.emit({"n": n})
+        assert run.read_hold() <= 0
+        await run.send_queued()
