@@ -26,11 +26,19 @@ def slot_after(next_slot: float, due: float, interval_s: float) -> float:
 
 
 def read_wait(next_slot: float, first_queued: float | None, now: float, interval_s: float, slack: int) -> float:
-    """How long reading the provider's stream may wait, ``first_queued`` being None when nothing is queued: until
-    the next message may go, what is read would only wait in the queue. Reading resumes a quarter frame before that
-    slot, so what came meanwhile is decoded and queued in time to go with it. A stream slower than the frame rate is
-    never held: its next message may always go at once."""
+    """How long reading the provider's stream may wait, ``first_queued`` being None when nothing is queued: what is
+    read before the next message may go would only wait in the queue. A stream slower than the frame rate is never
+    held: its next message may always go at once.
+
+    When reading resumes at the slot itself, what it reads is queued and sent in the same turn of the event loop, so
+    a run has one timer per frame, not one for reading and one for sending. Frames queued by other means and held
+    for a slot of their own are the exception: reading then resumes a quarter frame before that slot, so what came
+    meanwhile is decoded in time to go with them."""
     if not interval_s:
         return 0.0
-    due = next_due(next_slot, now if first_queued is None else first_queued, interval_s, slack)
-    return due - interval_s * READ_LEAD_FRAMES - now
+    if first_queued is not None:
+        due = next_due(next_slot, first_queued, interval_s, slack)
+        if due > now:
+            return due - interval_s * READ_LEAD_FRAMES - now
+        next_slot = slot_after(next_slot, due, interval_s)  # the queued frames go now: what is read goes after them
+    return next_due(next_slot, now, interval_s, slack) - now

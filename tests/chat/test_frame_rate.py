@@ -6,10 +6,11 @@ import asyncio
 import json
 import time
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from playground.chat.pacing import READ_LEAD_FRAMES, next_due, slot_after
+from playground.chat.pacing import READ_LEAD_FRAMES, next_due, read_wait, slot_after
 from playground.chat.registry import ActiveRun
 
 DELTAS = 300
@@ -198,3 +199,16 @@ async def test_reading_is_never_held_without_a_frame_interval() -> None:
         run.emit({"n": n})
         assert run.read_hold() <= 0
         await run.send_queued()
+
+
+def test_reading_resumes_when_what_it_reads_may_go() -> None:
+    interval, lead = 0.1, 0.1 * READ_LEAD_FRAMES
+    # Nothing queued, the next message owed to the slot at 10.1: what is read before then would only wait.
+    assert read_wait(10.1, None, 10.0, interval, 0) == pytest.approx(0.1)
+    # Queued frames that go now (their slot has come): what is read next goes in the message after them.
+    assert read_wait(10.0, 9.99, 10.0, interval, 0) == pytest.approx(0.1)
+    # Queued frames still held for their slot: reading resumes a quarter frame before it, to go with them.
+    assert read_wait(10.0, 9.9, 9.95, interval, 0) == pytest.approx(0.05 - lead)
+    # Slack: a message may go that many frames early, and reading with it.
+    assert read_wait(10.1, None, 10.0, interval, 1) <= 0
+    assert read_wait(99.0, None, 10.0, 0.0, 2) == 0.0, "no interval, no hold"
