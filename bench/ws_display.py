@@ -53,9 +53,9 @@ def run(args: argparse.Namespace, measure_app: Callable[..., Any]) -> None:
     p99 = Summary.of(framed, args.seconds).p99
     disordered = sum(not r.in_order for r in framed.results)
     whole = framed.lost == 0 and not framed.not_done() and not disordered
-    print(f"messages per socket per second: every step {messages_per_socket_s(every):.0f}, framed {rate:.0f}")
+    print(f"messages per socket per second: every step {messages_per_socket_s(every):.1f}, framed {rate:.1f}")
     print(
-        _verdict(f"messages per socket per second <= {MAX_MESSAGES_PER_S:g}", rate <= MAX_MESSAGES_PER_S, f"{rate:.0f}")
+        _verdict(f"messages per socket per second <= {MAX_MESSAGES_PER_S:g}", rate <= MAX_MESSAGES_PER_S, f"{rate:.1f}")
     )
     print(_verdict(f"CPU per delta <= {MAX_CPU_RATIO:g}x uncoalesced", cpu_ratio <= MAX_CPU_RATIO, f"{cpu_ratio:.2f}x"))
     figure = f"{framed.lost} lost, {len(framed.not_done())} chats not done, {disordered} out of order"
