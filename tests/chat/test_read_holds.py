@@ -3,6 +3,7 @@ held for its frame slot, the run's connection reads nothing (providers.client.ho
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -37,46 +38,44 @@ def count_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
-async def streamed_text(conversation: Conversation, headers: list[tuple[bytes, bytes]]) -> tuple[str, int]:
-    chat = await open_chat(conversation.pk, headers)
-    await chat.receive_json_from()  # the snapshot
-    chat_options = await database_sync_to_async(options)(tools=[])
-    await chat.send_json_to({"type": "send", "text": f"/text {WORDS}", "options": chat_options})
-    frames = await frames_until(chat, "run.end")
-    await chat.disconnect()
-    assert frames[-1]["status"] == "done"
-    texts = [f["text"] for f in of_type(frames, "rt.delta") if f.get("kind") == "text"]
-    return "".join(texts), len(texts)
+Streamed = Callable[[int], Awaitable[tuple[str, int, dict[str, int]]]]
 
 
 @pytest.fixture
-def fast_provider(chat_settings: SettingsWrapper) -> SettingsWrapper:
-    chat_settings.CROSSWIRE_SIMULATOR_PACE_MS = 2  # about 500 chunks a second
-    return chat_settings
-
-
-async def test_a_fast_stream_is_read_in_few_reads_and_arrives_whole(
+def fast_chat(
     conversation: Conversation,
     alice_ws_headers: list[tuple[bytes, bytes]],
-    fast_provider: SettingsWrapper,
+    chat_settings: SettingsWrapper,
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    fast_provider.CROSSWIRE_FRAME_INTERVAL_MS = 50
-    counts = count_reads(monkeypatch)
-    text, deltas = await streamed_text(conversation, alice_ws_headers)
+) -> Streamed:
+    """A turn whose answer streams at about 500 chunks a second, with the given frame interval: its text, how many
+    text deltas it came in, and how often the connection read and held."""
+    chat_settings.CROSSWIRE_SIMULATOR_PACE_MS = 2
+
+    async def streamed(interval_ms: int) -> tuple[str, int, dict[str, int]]:
+        chat_settings.CROSSWIRE_FRAME_INTERVAL_MS = interval_ms
+        counts = count_reads(monkeypatch)
+        chat = await open_chat(conversation.pk, alice_ws_headers)
+        await chat.receive_json_from()  # the snapshot
+        chat_options = await database_sync_to_async(options)(tools=[])
+        await chat.send_json_to({"type": "send", "text": f"/text {WORDS}", "options": chat_options})
+        frames = await frames_until(chat, "run.end")
+        await chat.disconnect()
+        assert frames[-1]["status"] == "done"
+        texts = [f["text"] for f in of_type(frames, "rt.delta") if f.get("kind") == "text"]
+        return "".join(texts), len(texts), counts
+
+    return streamed
+
+
+async def test_a_fast_stream_is_read_in_few_reads_and_arrives_whole(fast_chat: Streamed) -> None:
+    text, deltas, counts = await fast_chat(50)
     assert text == WORDS, "every delta, in order"
     assert counts["holds"] > 0, "reads were held while the page's next message waited"
     assert counts["reads"] < deltas / 2, counts | {"deltas": deltas}
 
 
-async def test_without_a_frame_interval_reads_are_never_held(
-    conversation: Conversation,
-    alice_ws_headers: list[tuple[bytes, bytes]],
-    fast_provider: SettingsWrapper,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    fast_provider.CROSSWIRE_FRAME_INTERVAL_MS = 0
-    counts = count_reads(monkeypatch)
-    text, _ = await streamed_text(conversation, alice_ws_headers)
+async def test_without_a_frame_interval_reads_are_never_held(fast_chat: Streamed) -> None:
+    text, _, counts = await fast_chat(0)
     assert text == WORDS
     assert counts["holds"] == 0
