@@ -102,14 +102,31 @@ def _tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-def _split_body(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:
-    """Known parameters go as keyword arguments, anything else through ``extra_body``, so nothing is dropped."""
+def _split_body(create: Callable[..., Any], body: dict[str, Any], *, whole: bool = False) -> dict[str, Any]:
+    """Known parameters go as keyword arguments, anything else through ``extra_body``, so nothing is dropped.
+
+    ``whole``: the body goes through ``extra_body`` entirely, and only the small arguments the SDK needs to know
+    (``model``, ``stream``) and those it requires (``messages``, given empty: the body's own replaces it when the
+    SDK merges ``extra_body`` in) are keyword arguments. See ``_WALKED``."""
     known = _parameters(getattr(create, "__func__", create))
+    if whole:
+        kwargs: dict[str, Any] = {k: body[k] for k in ("model", "stream") if k in body and k in known}
+        if "messages" in known and "messages" in body:
+            kwargs["messages"] = []
+        return {**kwargs, "extra_body": {k: v for k, v in body.items() if k not in kwargs or k == "messages"}}
     kwargs = {k: v for k, v in body.items() if k in known}
     extra = {k: v for k, v in body.items() if k not in known}
     if extra:
         kwargs["extra_body"] = extra
     return kwargs
+
+
+# The OpenAI SDK walks every keyword argument through a type-driven transform (aliases, dates, files) before it
+# sends, on the event loop: about 0.12 ms a message, 7.5 ms for a 61-message conversation, at every round trip. A
+# wire body from our codecs is plain JSON already, which that transform leaves as it is, so for OpenAI's formats the
+# body goes whole through ``extra_body``, which the SDK merges in untouched. (The Anthropic SDK sends its arguments
+# without such a walk.)
+_WALKED = frozenset({"openai-chat", "openai-responses"})
 
 
 @lru_cache(maxsize=16)
@@ -133,7 +150,7 @@ async def open_response(
                 yield raw
             return
         resource = sdk_resource(endpoint, sdk_client(endpoint, http))
-        kwargs = _split_body(resource.create, body)
+        kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
         async with resource.with_streaming_response.create(**kwargs) as response:
             yield response
 

@@ -110,6 +110,10 @@ async def test_the_sdk_methods_parameters_are_read_once_and_unknown_fields_go_in
         kwargs = sdk._split_body(create, body)
         assert kwargs == {"model": "m", "messages": [], "stream": True, "extra_body": {"top_k": 3}}
     assert sdk._parameters.cache_info().misses == 1
+    # Whole: the body goes in extra_body (the SDK merges it in untouched); the required messages are given empty.
+    history = [{"role": "user", "content": "hi"}]
+    kwargs = sdk._split_body(create, {**body, "messages": history}, whole=True)
+    assert kwargs == {"model": "m", "stream": True, "messages": [], "extra_body": {"messages": history, "top_k": 3}}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
