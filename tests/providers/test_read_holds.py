@@ -162,7 +162,7 @@ async def stream_through_the_sdk(
     monkeypatch.setattr(AsyncioStream, "read", counted)
     for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    async with serve(sse_server(events, 0.002)) as port:
+    async with serve(sse_server(events, 0.004)) as port:
         endpoint = Endpoint("openai-chat", f"http://127.0.0.1:{port}/v1", "test-key")
         request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
         trip = await RoundTripRun(endpoint, request, read_hold=hold).run()  # type: ignore[arg-type]
@@ -173,9 +173,9 @@ async def stream_through_the_sdk(
 async def test_a_run_with_a_hold_reads_a_fast_stream_in_few_reads_and_loses_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    text, reads = await stream_through_the_sdk(monkeypatch, lambda: 0.02)
+    text, reads = await stream_through_the_sdk(monkeypatch, lambda: 0.05)
     assert text == "".join(f"w{n} " for n in range(60))
-    # 60 deltas 2 ms apart with reads held 20 ms: about one read per ten deltas (and the head's and end's reads).
+    # 60 deltas 4 ms apart with reads held 50 ms: about one read per twelve deltas, and the head's and the end's.
     assert reads <= 20, reads
 
 
