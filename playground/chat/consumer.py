@@ -22,11 +22,11 @@ from playground.chat.registry import (
 )
 from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
 from playground.chat.watchers import unwatch, watch
+from playground.conversations.access import conversation_access
 from playground.conversations.consumers import ConversationConsumer
 from playground.conversations.models import Conversation
 from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES
 from playground.shell.raw_send import raw_send
-from playground.teams.access import conversation_access
 from playground.teams.revocation import session_alive
 
 CONTROL_TYPES = {"tool_result", "approval", "stop"}

@@ -19,9 +19,9 @@ from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID
 from playground.chat.questions import saved_state
 from playground.chat.service import TurnRefused, _claim, _configure
+from playground.conversations.access import conversation_access
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
-from playground.teams.access import conversation_access
 from playground.teams.models import Membership, Role, Team
 from tests.chat.conftest import frames_until, open_chat, options
 

@@ -34,7 +34,6 @@ from providers.client.sdk import http_client
 from providers.types import ChatRequest
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 
 
 @asynccontextmanager
@@ -101,13 +100,6 @@ class CountingBackend(AsyncioBackend):
         stream = await super().connect_tcp(*args, **kwargs)
         self.streams.append(stream)
         return stream
-
-
-@pytest.fixture
-def no_env_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.upper(), raising=False)
 
 
 # --- The SDK path ---------------------------------------------------------------------------------------------

@@ -160,8 +160,6 @@ async def stream_through_the_sdk(
         return await real_read(self, max_bytes, timeout)
 
     monkeypatch.setattr(AsyncioStream, "read", counted)
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     async with serve(sse_server(events, 0.004)) as port:
         endpoint = Endpoint("openai-chat", f"http://127.0.0.1:{port}/v1", "test-key")
         request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
@@ -171,7 +169,7 @@ async def stream_through_the_sdk(
 
 
 async def test_a_run_with_a_hold_reads_a_fast_stream_in_few_reads_and_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_env_proxies: None
 ) -> None:
     text, reads = await stream_through_the_sdk(monkeypatch, lambda: 0.05)
     assert text == "".join(f"w{n} " for n in range(60))
@@ -179,7 +177,9 @@ async def test_a_run_with_a_hold_reads_a_fast_stream_in_few_reads_and_loses_noth
     assert reads <= 20, reads
 
 
-async def test_a_run_without_a_hold_reads_as_the_chunks_come(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_run_without_a_hold_reads_as_the_chunks_come(
+    monkeypatch: pytest.MonkeyPatch, no_env_proxies: None
+) -> None:
     text, reads = await stream_through_the_sdk(monkeypatch, None)
     assert text == "".join(f"w{n} " for n in range(60))
     assert reads > 30, "the control: unheld, the same stream takes a read per chunk or so"

@@ -58,9 +58,7 @@ async def received_body(fmt: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
-async def test_the_provider_gets_the_codecs_body_unchanged(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+async def test_the_provider_gets_the_codecs_body_unchanged(fmt: str, no_env_proxies: None) -> None:
     body = bodies()[fmt]
     assert await received_body(fmt, body) == body
 
@@ -73,12 +71,10 @@ async def test_the_provider_gets_the_codecs_body_unchanged(fmt: str, monkeypatch
     ],
 )
 async def test_the_openai_sdk_does_not_walk_the_conversation(
-    fmt: str, module: str, key: str, monkeypatch: pytest.MonkeyPatch
+    fmt: str, module: str, key: str, monkeypatch: pytest.MonkeyPatch, no_env_proxies: None
 ) -> None:
     import importlib
 
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     sdk_module = importlib.import_module(module)
     walked: list[Any] = []
     real = sdk_module.async_maybe_transform
