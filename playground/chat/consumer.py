@@ -20,7 +20,7 @@ from playground.chat.registry import (
     layer_is_shared,
     send_control,
 )
-from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
+from playground.chat.service import TurnRefused, begin_turn, orm_thread, resume_turn
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.access import conversation_access
 from playground.conversations.consumers import ConversationConsumer
@@ -219,7 +219,7 @@ class ChatConsumer(ConversationConsumer):
         if conversation is None:
             conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
-            run = await start_turn(
+            started = await begin_turn(
                 conversation=conversation,
                 text=str(content.get("text") or ""),
                 options=options,
@@ -233,8 +233,8 @@ class ChatConsumer(ConversationConsumer):
             logger.exception("could not start a turn in conversation %s", self.conversation.pk)
             await self.send_json({"type": "error", "error": "The turn could not be started; nothing was run."})
             return
-        self.follow(run)  # before the run's first frame: the task has not run yet
-        await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
+        self.follow(started.run)  # before the run's first frame: the task has not run yet
+        await self.send_json({"type": "turn.started", "message_count": started.message_count})
 
     async def conversation_batch(self, event: dict[str, Any]) -> None:
         """Frames of a run held by another process (or by this one, for sockets that joined before it started)."""

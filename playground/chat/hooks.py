@@ -6,13 +6,14 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError
 from django.db.models import Max
 
 from playground.chat.event_saver import EventSaver
 from playground.chat.loop import Decision
+from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.tools.config import ToolConfig
@@ -23,6 +24,9 @@ from providers.client import RequestSent, Update, WireEvent
 from providers.client import RoundTrip as ClientRoundTrip
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # What a round trip's end adds to the row inserted when its request went (``_fill_round_trip``).
 ENDED_FIELDS = (
@@ -68,10 +72,6 @@ class ConversationHooks:
 
     def __post_init__(self) -> None:
         self.wait_limit_s = self.wait_limit_s or WAIT_LIMIT_S
-
-    async def prepare(self) -> None:
-        last = await self.conversation.round_trips.aaggregate(last=Max("position"))
-        self.first_position = 0 if last["last"] is None else last["last"] + 1
 
     def position(self, index: int) -> int:
         return self.first_position + index
@@ -164,9 +164,7 @@ class ConversationHooks:
         if saver is not None:
             await saver.close()
         # The request and its wire form, a whole history each, were saved with the row: only what came back is new.
-        await row.asave(update_fields=ENDED_FIELDS if inserted is not None and inserted.pk is not None else None)
-        if row.pk is not None:
-            await WireEventBatch.objects.filter(round_trip=row).adelete()  # the whole is saved: batches are done
+        await orm_thread(_save_ended)(row, ENDED_FIELDS if inserted is not None and inserted.pk is not None else None)
         self.rows[rt] = row
         self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
         self.run.round_trip_done()
@@ -225,18 +223,20 @@ class ConversationHooks:
             await self.set_status(Conversation.Status.RUNNING, "")
         return answer
 
-    async def set_status(self, status: str, message: str) -> None:
+    async def set_status(self, status: str, message: str, then: Callable[[], None] | None = None) -> None:
+        """Save the status; ``then``: more work for the ORM's thread, done in the same trip once the status is saved
+        (its failure is logged: the status stands)."""
         self.conversation.status, self.conversation.status_message = status, message
-        await self.conversation.asave(update_fields=["status", "status_message", "run_owner", "updated_at"])
+        await orm_thread(_save_status)(self.conversation, then)
         self.announce_status(status, message)
 
     def announce_status(self, status: str, message: str) -> None:
         label = Conversation.Status(status).label
         self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
 
-    async def finish(self, status: str, message: str) -> None:
+    async def finish(self, status: str, message: str, then: Callable[[], None] | None = None) -> None:
         self.conversation.run_owner = ""  # released: no process holds this conversation any more
-        await self.set_status(status, message)
+        await self.set_status(status, message, then)
         self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
 
     async def _save_message(
@@ -267,18 +267,50 @@ async def append_message(
     meta: dict[str, Any] | None = None,
     position: int | None = None,
 ) -> Message:
+    """``save_message`` in one trip to the ORM's thread."""
+    saved: Message = await orm_thread(save_message)(
+        conversation, message, complete=complete, round_trip=round_trip, meta=meta, position=position
+    )
+    return saved
+
+
+def save_message(
+    conversation: Conversation,
+    message: InternalMessage,
+    *,
+    complete: bool = True,
+    round_trip: RoundTrip | None = None,
+    meta: dict[str, Any] | None = None,
+    position: int | None = None,
+) -> Message:
     """The message after the last one saved; ``position``: where the caller knows it goes (the run that holds the
     conversation counts its own), which saves reading the last one first. Taken already, it is read after all."""
     fields = {"role": message["role"], "data": dict(message), "complete": complete, "round_trip": round_trip}
     fields["meta"] = meta or {}
     if position is not None:
         try:
-            return await Message.objects.acreate(conversation=conversation, position=position, **fields)
+            return Message.objects.create(conversation=conversation, position=position, **fields)
         except IntegrityError:
             logger.warning("conversation %s: position %s taken; appending after the last", conversation.pk, position)
-    last = await conversation.messages.aaggregate(last=Max("position"))
+    last = conversation.messages.aggregate(last=Max("position"))
     position = 0 if last["last"] is None else last["last"] + 1
-    return await Message.objects.acreate(conversation=conversation, position=position, **fields)
+    return Message.objects.create(conversation=conversation, position=position, **fields)
+
+
+def _save_ended(row: RoundTrip, fields: tuple[str, ...] | None) -> None:
+    """A round trip's whole record, then its raw-event batches deleted (the whole holds them), in one trip."""
+    row.save(update_fields=fields)
+    WireEventBatch.objects.filter(round_trip=row).delete()
+
+
+def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:
+    conversation.save(update_fields=["status", "status_message", "run_owner", "updated_at"])
+    if then is None:
+        return
+    try:
+        then()
+    except Exception:
+        logger.exception("conversation %s: the work after its status failed", conversation.pk)
 
 
 def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
 from django.db import connection
@@ -13,12 +14,13 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
-from playground.chat import service
+from playground.chat import opening, service
 from playground.chat.hooks import append_message
+from playground.chat.opening import TurnRefused, claim, configure
 from playground.chat.options import ChatOptions
+from playground.chat.orm import orm_thread
 from playground.chat.processes import PROCESS_ID
 from playground.chat.questions import saved_state
-from playground.chat.service import TurnRefused, _claim, _configure
 from playground.conversations.access import conversation_access
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
@@ -77,7 +79,7 @@ async def test_starting_a_turn_writes_its_settings_and_leaves_the_search_text(
     await Conversation.objects.filter(pk=conversation.pk).aupdate(search_text="indexed words")
     options = ChatOptions(endpoint_id=endpoint.pk, model="sim-1")
     statements = recorded(monkeypatch)
-    await _claim(conversation, None, _configure(conversation, endpoint, options, [], "A title"))
+    await orm_thread(claim)(conversation, None, configure(conversation, endpoint, options, [], "A title"))
     monkeypatch.undo()
     # Nobody runs it: the claim and the settings are one statement, and the row is not read first.
     assert len(statements) == 1 and statements[0].startswith("UPDATE"), statements
@@ -93,7 +95,7 @@ async def test_a_refused_claim_saves_none_of_the_turns_settings(conversation: Co
     await Conversation.objects.filter(pk=conversation.pk).aupdate(status="running", run_owner=PROCESS_ID)
     options = ChatOptions(endpoint_id=endpoint.pk, model="sim-1")
     with pytest.raises(TurnRefused, match="still running"):
-        await _claim(conversation, None, _configure(conversation, endpoint, options, [], "A title"))
+        await orm_thread(claim)(conversation, None, configure(conversation, endpoint, options, [], "A title"))
     row = await Conversation.objects.aget(pk=conversation.pk)
     assert (row.endpoint_id, row.model, row.title, row.settings) == (None, "", "", {})
 
@@ -103,13 +105,13 @@ async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_ba
 ) -> None:
     first = await append_message(conversation, {"role": "user", "content": "one"})
     reads: list[object] = []
-    real = QuerySet.aaggregate
+    real = QuerySet.aggregate
 
-    async def counted(self: QuerySet[Message], *args: object, **kwargs: object) -> dict[str, object]:
+    def counted(self: QuerySet[Message], *args: object, **kwargs: object) -> dict[str, object]:
         reads.append(kwargs)
-        return await real(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(QuerySet, "aaggregate", counted)
+    monkeypatch.setattr(QuerySet, "aggregate", counted)
     second = await append_message(conversation, {"role": "assistant", "content": "two"}, position=1)
     assert (first.position, second.position) == (0, 1)
     assert reads == [], "the position was known: no read of the last one"
@@ -149,15 +151,15 @@ async def test_claims_under_the_per_person_limit_are_counted_not_read(
         read.append(rows)
         return len(rows)
 
-    monkeypatch.setattr(service, "_alive_holders", alive_holders)
+    monkeypatch.setattr(opening, "alive_holders", alive_holders)
     held = {"team_id": conversation.team_id, "run_by": alice, "status": "running", "run_owner": PROCESS_ID}
     for _ in range(2):
         await Conversation.objects.acreate(**held)
-    await service._check_user_runs(conversation, alice)
+    await orm_thread(opening.check_user_runs)(conversation, alice)
     assert read == [], "two claims cannot reach a limit of three: none is read or checked"
     await Conversation.objects.acreate(**held)
     with pytest.raises(TurnRefused, match="You have 3 runs going already"):
-        await service._check_user_runs(conversation, alice)
+        await orm_thread(opening.check_user_runs)(conversation, alice)
     assert [len(rows) for rows in read] == [3]
 
 
@@ -209,3 +211,70 @@ async def test_the_search_index_is_made_from_the_messages_the_run_holds(
     for words in ("lighthouses", "calculator", "6*7", "expression"):
         assert words in saved.search_text, (words, saved.search_text)
     assert saved.called_tools == " calculator " and saved.indexed_at is not None
+
+
+def trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every function sent to the ORM's thread from now on (each trip is a hand-off both ways)."""
+    sent: list[str] = []
+    real = SyncToAsync.__call__
+
+    async def call(self: SyncToAsync[..., Any], *args: Any, **kwargs: Any) -> Any:
+        sent.append(getattr(self.func, "__name__", "?"))
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", call)
+    return sent
+
+
+async def test_opening_a_turn_is_one_trip_to_the_orms_thread(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["calculator"]))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    sent = trips(monkeypatch)
+    before_run: list[list[str]] = []
+    real_start = service.REGISTRY.start
+
+    async def start(*args: Any, **kwargs: Any) -> Any:
+        before_run.append(list(sent))
+        return await real_start(*args, **kwargs)
+
+    monkeypatch.setattr(service.REGISTRY, "start", start)
+    started = await service.begin_turn(conversation=fresh, text="hello", options=chat_options)
+    assert started.run.task is not None
+    await started.run.task
+    monkeypatch.undo()
+    # The endpoint, the policy, the person's runs, the tools, the claim, the message and the history: one trip.
+    assert before_run == [["open_turn"]]
+    assert started.message_count == 1
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    assert saved.status == "done" and saved.tools[0]["name"] == "calculator"
+
+
+async def test_a_turn_makes_six_trips_and_reads_what_it_opened_with_only_once(
+    conversation: Conversation,
+    alice: User,
+    headers_for: Callable[[User], list[tuple[bytes, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()  # the snapshot
+    sent_options = await database_sync_to_async(options)(tools=[])
+    statements, sent = recorded(monkeypatch), trips(monkeypatch)
+    await chat.send_json_to({"type": "send", "text": "hi", "options": sent_options})
+    frames = await frames_until(chat, "run.end")
+    monkeypatch.undo()
+    await chat.disconnect()
+    assert frames[-1]["status"] == "done"
+    started = next(f for f in frames if f["type"] == "turn.started")
+    assert started["message_count"] == 1
+    # The access check; opening the turn; the round trip's row as its request goes; its whole record with its
+    # batches deleted; the answer; the status with the search index. Each trip used to hold one statement.
+    ours = [name for name in sent if name != "no_op"]  # no_op: the test communicator's own
+    assert ours == ["_access_now", "open_turn", "create", "_save_ended", "save_message", "_save_status"], sent
+    counts = [sql for sql in statements if sql.startswith('SELECT COUNT(*) AS "__count" FROM "playground_message"')]
+    assert counts == [], "the page's message count comes from the history the turn read"
+    last_round_trip = [sql for sql in statements if sql.startswith('SELECT MAX("playground_roundtrip"."position")')]
+    assert len(last_round_trip) == 1
+    saved = await Conversation.objects.aget(pk=conversation.pk)
+    assert saved.search_text and saved.indexed_at is not None and saved.status == "done"

@@ -1,0 +1,178 @@
+"""Opening a turn: its checks, the claim on the conversation and the user's message, in one trip to the ORM's thread.
+
+Every step here is a statement or two; sent one trip each they cost more in thread hand-offs than in the database,
+beside every stream of the process, while chats start by the dozen (docs/performance.md). ``open_turn`` does them
+in order on the ORM's thread and hands the run what it would read next: the history and where its round trips go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from playground.chat.hooks import save_message
+from playground.chat.options import ChatOptions
+from playground.chat.processes import PROCESS_ID, owner_alive
+from playground.conversations.models import BUSY_STATUSES, Conversation
+from playground.endpoints.checks import refusal_for
+from playground.endpoints.models import Endpoint
+from playground.teams.models import Team
+from playground.tools.config import ToolConfig
+from playground.tools.models import Tool
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+CONFIGURED_FIELDS = ("endpoint", "endpoint_name", "format", "model", "settings", "tools", "title")
+STILL_RUNNING = "This conversation is still running: stop it or wait for it to finish."
+RUN_STALE_AFTER_S = 90  # a running or waiting conversation not touched for this long belongs to a dead process
+
+HistoryRow = tuple[int, dict[str, Any], bool]  # a saved message: position, data, complete
+
+
+class TurnRefused(Exception):
+    """The turn cannot start; the message says why, for the page."""
+
+
+@dataclass(frozen=True)
+class OpenedTurn:
+    """What opening a turn saved and read, for its run: it need not read any of it again."""
+
+    history: list[HistoryRow]  # every message of the conversation in order, the user's new one last
+    first_round_trip: int  # the position the turn's first round trip takes
+
+
+def visible_endpoints(team: Team | int) -> Any:
+    """The team's endpoints and the shared ones; ``team``: the team or its id."""
+    return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True))
+
+
+def open_turn(
+    conversation: Conversation, options: ChatOptions, user: AbstractBaseUser | None, content: Any, title: str
+) -> OpenedTurn:
+    """Check the endpoint, the policy, the person's runs and the tools; claim the conversation with the turn's
+    settings; save the user's message. Nothing is saved when a check refuses; the claim is released if saving the
+    message fails. On the ORM's thread."""
+    endpoint = visible_endpoints(conversation.team_id).filter(pk=options.endpoint_id).first()
+    if endpoint is None:
+        raise TurnRefused("Pick a provider endpoint.")
+    check_policy(endpoint)
+    check_user_runs(conversation, user)
+    tools = [t.config() for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
+    missing = sorted(set(options.tools) - {t.name for t in tools})
+    if missing:
+        raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
+    claim(conversation, user, configure(conversation, endpoint, options, tools, title))
+    try:
+        save_message(conversation, {"role": "user", "content": content})
+        return OpenedTurn(history(conversation), next_round_trip(conversation))
+    except BaseException:
+        release(conversation)
+        raise
+
+
+def history(conversation: Conversation) -> list[HistoryRow]:
+    return list(conversation.messages.order_by("position").values_list("position", "data", "complete"))
+
+
+def next_round_trip(conversation: Conversation) -> int:
+    last = conversation.round_trips.aggregate(last=Max("position"))["last"]
+    return 0 if last is None else last + 1
+
+
+def check_policy(endpoint: Endpoint) -> None:
+    """The allow-list as it is now: an endpoint saved before it was narrowed gets no request, and no key."""
+    refusal = refusal_for(endpoint)
+    if refusal:
+        raise TurnRefused(f"{endpoint.name} cannot be used: {refusal}")
+
+
+def check_user_runs(conversation: Conversation, user: AbstractBaseUser | None) -> None:
+    """A person holds at most CROSSWIRE_MAX_RUNS_PER_USER runs at once, across conversations and processes."""
+    if user is None:
+        return
+    limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
+    rows = Conversation.objects.filter(run_by=user, status__in=BUSY_STATUSES).exclude(pk=conversation.pk)
+    # Fewer claims than the limit cannot reach it, alive or not: count them, and read them only when they might.
+    # Someone running many chats at once (a team's scripted demo, a load test) would otherwise have every one of
+    # them read and checked again at each turn's start.
+    if rows.count() < limit:
+        return
+    alive = alive_holders(list(rows.values("status", "run_owner", "updated_at")))
+    if alive >= limit:
+        raise TurnRefused(
+            f"You have {alive} run{'s' if alive != 1 else ''} going already (at most {limit} at once): "
+            "stop one or wait for one to finish."
+        )
+
+
+def claim(
+    conversation: Conversation, user: AbstractBaseUser | None = None, configured: dict[str, Any] | None = None
+) -> None:
+    """One run per conversation across every web process: the database row is the lock, marked with the process
+    that holds it. A run whose process is gone (playground.chat.processes) no longer holds it. ``configured``: the
+    turn's settings (``configure``), written with the claim or not at all."""
+    fields = {
+        "status": Conversation.Status.RUNNING,
+        "status_message": "",
+        "run_owner": PROCESS_ID,
+        "run_by": user,
+        "updated_at": timezone.now(),
+        **(configured or {}),
+    }
+    # Most turns start on a conversation nobody runs: claimed in one statement. The row is read only when it is
+    # held, to tell a live holder from a dead one.
+    claimed = Conversation.objects.filter(pk=conversation.pk).exclude(status__in=BUSY_STATUSES).update(**fields)
+    if not claimed:
+        row = Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").first()
+        if row is None:
+            raise TurnRefused("This conversation no longer exists.")
+        if row["status"] in BUSY_STATUSES and holder_alive(row):
+            raise TurnRefused(STILL_RUNNING)
+        # Only if nobody claimed it in between: the same status and holder as just read.
+        same = {"status": row["status"], "run_owner": row["run_owner"]}
+        claimed = Conversation.objects.filter(pk=conversation.pk, **same).update(**fields)
+    if not claimed:
+        raise TurnRefused(STILL_RUNNING)
+    conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
+    conversation.run_owner, conversation.run_by = PROCESS_ID, user
+
+
+def alive_holders(rows: list[dict[str, Any]]) -> int:
+    """How many of these claims are held by a live process."""
+    return sum(holder_alive(row) for row in rows)
+
+
+def holder_alive(row: dict[str, Any]) -> bool:
+    if row["run_owner"]:
+        return owner_alive(row["run_owner"])
+    # A claim from before processes were tracked: its heartbeat alone tells.
+    return bool(row["updated_at"] >= timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S))
+
+
+def release(conversation: Conversation) -> None:
+    Conversation.objects.filter(pk=conversation.pk).update(status=Conversation.Status.IDLE, run_owner="")
+
+
+def title_for(text: str, images: int) -> str:
+    if text.strip():
+        return text.strip().splitlines()[0][:80]
+    return f"{images} image{'s' if images != 1 else ''}"
+
+
+def configure(
+    conversation: Conversation, endpoint: Endpoint, options: ChatOptions, tools: list[ToolConfig], title: str
+) -> dict[str, Any]:
+    """Set the fields a turn sets on ``conversation``; their values, for the claim to save. Those fields, not the
+    whole row: its search text (the conversation's every word, which the indexer may have changed since) stays."""
+    conversation.endpoint, conversation.endpoint_name = endpoint, endpoint.name
+    conversation.format, conversation.model = endpoint.format, options.model
+    conversation.settings = options.to_dict()
+    conversation.tools = [t.to_dict() for t in tools]  # a snapshot: editing a tool later changes nothing here
+    conversation.title = conversation.title or title
+    return {name: getattr(conversation, name) for name in CONFIGURED_FIELDS}
