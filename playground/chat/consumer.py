@@ -20,7 +20,7 @@ from playground.chat.registry import (
     layer_is_shared,
     send_control,
 )
-from playground.chat.service import TurnRefused, begin_turn, orm_thread, resume_turn
+from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.access import conversation_access
 from playground.conversations.consumers import ConversationConsumer
@@ -219,7 +219,7 @@ class ChatConsumer(ConversationConsumer):
         if conversation is None:
             conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
-            started = await begin_turn(
+            started = await start_turn(
                 conversation=conversation,
                 text=str(content.get("text") or ""),
                 options=options,

@@ -248,7 +248,7 @@ class ConversationHooks:
         meta: dict[str, Any] | None = None,
     ) -> Message:
         async with self._append_lock:
-            saved = await append_message(
+            saved: Message = await orm_thread(save_message)(
                 self.conversation, message, complete=complete, round_trip=round_trip, meta=meta,
                 position=self.next_message,
             )  # fmt: skip
@@ -256,22 +256,6 @@ class ConversationHooks:
             if self.messages is not None:
                 self.messages.append((saved.role, saved.data))
             return saved
-
-
-async def append_message(
-    conversation: Conversation,
-    message: InternalMessage,
-    *,
-    complete: bool = True,
-    round_trip: RoundTrip | None = None,
-    meta: dict[str, Any] | None = None,
-    position: int | None = None,
-) -> Message:
-    """``save_message`` in one trip to the ORM's thread."""
-    saved: Message = await orm_thread(save_message)(
-        conversation, message, complete=complete, round_trip=round_trip, meta=meta, position=position
-    )
-    return saved
 
 
 def save_message(

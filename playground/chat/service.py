@@ -45,7 +45,7 @@ from providers.portability import portability_notes
 from providers.types import Message, ToolCall
 
 # Said here too: callers of the service (views, compare, tests) take them from it.
-__all__ = ["RUN_STALE_AFTER_S", "STILL_RUNNING", "TurnRefused", "begin_turn", "orm_thread", "resume_turn",
+__all__ = ["RUN_STALE_AFTER_S", "STILL_RUNNING", "TurnRefused", "orm_thread", "resume_turn",
            "run_conversation", "start_turn", "visible_endpoints"]  # fmt: skip
 
 OUTCOME_STATUS = {
@@ -80,24 +80,12 @@ async def start_turn(
     options: ChatOptions,
     user: AbstractBaseUser | None = None,
     images: Any = None,
-) -> ActiveRun:
-    """Save the user's message and the chat's settings, then start the loop in the background.
+) -> StartedTurn:
+    """Save the user's message and the chat's settings, then start the loop in the background; the run, with how
+    many messages the conversation holds now (the page checks it has them all).
 
     ``images``: what the page attached (``chat.attachments``), checked here; nothing is saved if one is refused.
     """
-    started = await begin_turn(conversation=conversation, text=text, options=options, user=user, images=images)
-    return started.run
-
-
-async def begin_turn(
-    *,
-    conversation: Conversation,
-    text: str,
-    options: ChatOptions,
-    user: AbstractBaseUser | None = None,
-    images: Any = None,
-) -> StartedTurn:
-    """``start_turn``, with how many messages the conversation holds now (the page checks it has them all)."""
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
     if not text.strip() and not images:

@@ -157,7 +157,7 @@ async def _run_one(conversation_id: int, text: str, user: AbstractBaseUser | Non
         return False  # Stop all reached this repeat before it started
     options = ChatOptions(**conversation.settings)
     try:
-        run = await start_turn(conversation=conversation, text=text, options=options, user=user)
+        run = (await start_turn(conversation=conversation, text=text, options=options, user=user)).run
     except TurnRefused as exc:
         await _refused(conversation_id, str(exc))
         return False

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 async def run_turn(conversation: Conversation, text: str, **overrides: object) -> None:
     chat_options = ChatOptions(**await database_sync_to_async(options)(**overrides))  # type: ignore[arg-type]
     fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
-    run = await start_turn(conversation=fresh, text=text, options=chat_options)
+    run = (await start_turn(conversation=fresh, text=text, options=chat_options)).run
     assert run.task is not None
     await run.task
 
@@ -61,7 +61,7 @@ async def test_a_second_turn_is_refused_and_an_early_stop_still_ends_the_run(
 ) -> None:
     chat_options = ChatOptions(**await database_sync_to_async(options)())  # type: ignore[arg-type]
     fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
-    run = await start_turn(conversation=fresh, text="/call search_docs", options=chat_options)
+    run = (await start_turn(conversation=fresh, text="/call search_docs", options=chat_options)).run
     with pytest.raises(TurnRefused, match="still running"):
         await start_turn(conversation=fresh, text="again", options=chat_options)
     assert run.task is not None
@@ -89,7 +89,9 @@ async def test_a_run_held_by_another_process_refuses_a_turn_until_its_heartbeat_
     # That process died: no heartbeat for longer than the limit, so the conversation can be run again.
     dead = timezone.now() - timedelta(seconds=RUN_STALE_AFTER_S + 5)
     await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=dead)
-    run = await start_turn(conversation=fresh, text='/call calculator {"expression": "1+1"}', options=chat_options)
+    run = (
+        await start_turn(conversation=fresh, text='/call calculator {"expression": "1+1"}', options=chat_options)
+    ).run
     assert run.task is not None
     await run.task
     assert (await Conversation.objects.aget(pk=conversation.pk)).status == "done"
@@ -103,7 +105,7 @@ async def test_parallel_manual_calls_keep_the_run_waiting_until_the_last_answer(
     chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["search_docs"]))  # type: ignore[arg-type]
     fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
     text = '/call search_docs {"query": "refunds"}\n/call search_docs {"query": "returns"}'
-    run = await start_turn(conversation=fresh, text=text, options=chat_options)
+    run = (await start_turn(conversation=fresh, text=text, options=chat_options)).run
     while len(run.waiting) < 2:
         await asyncio.sleep(0.01)
     first, second = list(run.waiting)

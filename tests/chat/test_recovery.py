@@ -160,7 +160,7 @@ async def test_a_live_process_keeps_its_claim_and_a_dead_one_loses_it(conversati
     with pytest.raises(TurnRefused, match="still running"):
         await start_turn(conversation=fresh, text="hi", options=turn)
     await RunProcess.objects.filter(id="alive:1:x").aupdate(beat_at=timezone.now() - timedelta(seconds=60))
-    run = await start_turn(conversation=fresh, text="hi", options=turn)
+    run = (await start_turn(conversation=fresh, text="hi", options=turn)).run
     await run.task
     assert (await Conversation.objects.aget(pk=conversation.pk)).status == "done"
 

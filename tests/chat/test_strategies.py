@@ -46,7 +46,7 @@ async def run_turn(conversation: Conversation, fmt: str, text: str, **overrides:
     overrides.setdefault("tools", ["get_weather", "calculator"])
     settings = await database_sync_to_async(options)(ENDPOINTS[fmt], **overrides)
     fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
-    run = await start_turn(conversation=fresh, text=text, options=ChatOptions(**settings))
+    run = (await start_turn(conversation=fresh, text=text, options=ChatOptions(**settings))).run
     assert run.task is not None
     await run.task
     return await Conversation.objects.aget(pk=conversation.pk)

@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from playground.chat import opening, service
-from playground.chat.hooks import append_message
+from playground.chat.hooks import save_message
 from playground.chat.opening import TurnRefused, claim, configure
 from playground.chat.options import ChatOptions
 from playground.chat.orm import orm_thread
@@ -70,6 +70,19 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return statements
 
 
+def trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every function sent to the ORM's thread from now on (each trip is a hand-off both ways)."""
+    sent: list[str] = []
+    real = SyncToAsync.__call__
+
+    async def call(self: SyncToAsync[..., Any], *args: Any, **kwargs: Any) -> Any:
+        sent.append(getattr(self.func, "__name__", "?"))
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", call)
+    return sent
+
+
 async def test_starting_a_turn_writes_its_settings_and_leaves_the_search_text(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,7 +116,7 @@ async def test_a_refused_claim_saves_none_of_the_turns_settings(conversation: Co
 async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_back_when_taken(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await append_message(conversation, {"role": "user", "content": "one"})
+    first = await orm_thread(save_message)(conversation, {"role": "user", "content": "one"})
     reads: list[object] = []
     real = QuerySet.aggregate
 
@@ -112,11 +125,11 @@ async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_ba
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(QuerySet, "aggregate", counted)
-    second = await append_message(conversation, {"role": "assistant", "content": "two"}, position=1)
+    second = await orm_thread(save_message)(conversation, {"role": "assistant", "content": "two"}, position=1)
     assert (first.position, second.position) == (0, 1)
     assert reads == [], "the position was known: no read of the last one"
     # Someone else took the position the run counted on: the message goes after the last one, nothing is lost.
-    third = await append_message(conversation, {"role": "user", "content": "three"}, position=1)
+    third = await orm_thread(save_message)(conversation, {"role": "user", "content": "three"}, position=1)
     assert third.position == 2 and len(reads) == 1
     saved = [m async for m in Message.objects.filter(conversation=conversation).order_by("position")]
     assert [m.data["content"] for m in saved] == ["one", "two", "three"]
@@ -163,19 +176,32 @@ async def test_claims_under_the_per_person_limit_are_counted_not_read(
     assert [len(rows) for rows in read] == [3]
 
 
+async def say_hi(
+    conversation: Conversation,
+    user: User,
+    headers_for: Callable[[User], list[tuple[bytes, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """One turn over a socket ("hi", no tools): its frames, and from the send on, the statements it ran and the
+    functions it sent to the ORM's thread."""
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(user))
+    await chat.receive_json_from()  # the snapshot
+    sent_options = await database_sync_to_async(options)(tools=[])
+    statements, sent = recorded(monkeypatch), trips(monkeypatch)
+    await chat.send_json_to({"type": "send", "text": "hi", "options": sent_options})
+    frames = await frames_until(chat, "run.end")
+    monkeypatch.undo()
+    await chat.disconnect()
+    return frames, statements, sent
+
+
 async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_check(
     conversation: Conversation,
     alice: User,
     headers_for: Callable[[User], list[tuple[bytes, bytes]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
-    await chat.receive_json_from()  # the snapshot
-    sent = await database_sync_to_async(options)(tools=[])
-    statements = recorded(monkeypatch)
-    await chat.send_json_to({"type": "send", "text": "hi", "options": sent})
-    ended = await frames_until(chat, "run.end")
-    monkeypatch.undo()
+    ended, statements, _ = await say_hi(conversation, alice, headers_for, monkeypatch)
     assert ended[-1]["status"] == "done"
     # The access check reads the row (all of it, search text included); starting the turn and the run used to read
     # it twice more, moments later, where the check's row and the claimed one say the same.
@@ -186,19 +212,19 @@ async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_chec
     assert (saved.status, saved.model, saved.run_owner) == ("done", "sim-1", "")
     roles = saved.messages.order_by("position").values_list("role", flat=True)
     assert [role async for role in roles] == ["user", "assistant"]
-    await chat.disconnect()
 
 
 async def test_the_search_index_is_made_from_the_messages_the_run_holds(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await append_message(conversation, {"role": "user", "content": "an earlier question about lighthouses"})
+    await orm_thread(save_message)(conversation, {"role": "user", "content": "an earlier question about lighthouses"})
     chat_options = ChatOptions(**await database_sync_to_async(options)(tools=["calculator"]))  # type: ignore[arg-type]
     fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
     statements = recorded(monkeypatch)
-    run = await service.start_turn(
+    started = await service.start_turn(
         conversation=fresh, text='/call calculator {"expression": "6*7"}', options=chat_options
     )
+    run = started.run
     assert run.task is not None
     await run.task
     monkeypatch.undo()
@@ -211,19 +237,6 @@ async def test_the_search_index_is_made_from_the_messages_the_run_holds(
     for words in ("lighthouses", "calculator", "6*7", "expression"):
         assert words in saved.search_text, (words, saved.search_text)
     assert saved.called_tools == " calculator " and saved.indexed_at is not None
-
-
-def trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The name of every function sent to the ORM's thread from now on (each trip is a hand-off both ways)."""
-    sent: list[str] = []
-    real = SyncToAsync.__call__
-
-    async def call(self: SyncToAsync[..., Any], *args: Any, **kwargs: Any) -> Any:
-        sent.append(getattr(self.func, "__name__", "?"))
-        return await real(self, *args, **kwargs)
-
-    monkeypatch.setattr(SyncToAsync, "__call__", call)
-    return sent
 
 
 async def test_opening_a_turn_is_one_trip_to_the_orms_thread(
@@ -240,7 +253,7 @@ async def test_opening_a_turn_is_one_trip_to_the_orms_thread(
         return await real_start(*args, **kwargs)
 
     monkeypatch.setattr(service.REGISTRY, "start", start)
-    started = await service.begin_turn(conversation=fresh, text="hello", options=chat_options)
+    started = await service.start_turn(conversation=fresh, text="hello", options=chat_options)
     assert started.run.task is not None
     await started.run.task
     monkeypatch.undo()
@@ -257,14 +270,7 @@ async def test_a_turn_makes_six_trips_and_reads_what_it_opened_with_only_once(
     headers_for: Callable[[User], list[tuple[bytes, bytes]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
-    await chat.receive_json_from()  # the snapshot
-    sent_options = await database_sync_to_async(options)(tools=[])
-    statements, sent = recorded(monkeypatch), trips(monkeypatch)
-    await chat.send_json_to({"type": "send", "text": "hi", "options": sent_options})
-    frames = await frames_until(chat, "run.end")
-    monkeypatch.undo()
-    await chat.disconnect()
+    frames, statements, sent = await say_hi(conversation, alice, headers_for, monkeypatch)
     assert frames[-1]["status"] == "done"
     started = next(f for f in frames if f["type"] == "turn.started")
     assert started["message_count"] == 1
