@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.backends.utils import CursorWrapper
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
@@ -111,6 +111,25 @@ async def test_a_refused_claim_saves_none_of_the_turns_settings(conversation: Co
         await orm_thread(claim)(conversation, None, configure(conversation, endpoint, options, [], "A title"))
     row = await Conversation.objects.aget(pk=conversation.pk)
     assert (row.endpoint_id, row.model, row.title, row.settings) == (None, "", "", {})
+
+
+async def test_a_turn_whose_message_cannot_be_saved_releases_its_claim(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_options = ChatOptions(**await database_sync_to_async(options)(tools=[]))  # type: ignore[arg-type]
+
+    def broken(*args: object, **kwargs: object) -> Message:
+        raise DatabaseError("disk I/O error")
+
+    monkeypatch.setattr(opening, "save_message", broken)
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    with pytest.raises(DatabaseError, match="disk I/O error"):
+        await service.start_turn(conversation=fresh, text="hello", options=chat_options)
+    # Claimed in the same trip, then released: the conversation is not left running for a run that never began.
+    row = await Conversation.objects.aget(pk=conversation.pk)
+    assert (row.status, row.run_owner) == ("idle", "")
+    assert not service.REGISTRY.is_running(conversation.pk)
+    assert await row.messages.acount() == 0
 
 
 async def test_a_message_at_a_known_position_skips_reading_the_last_and_falls_back_when_taken(
