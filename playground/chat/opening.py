@@ -70,10 +70,15 @@ def open_turn(
     claim(conversation, user, configure(conversation, endpoint, options, tools, title))
     try:
         save_message(conversation, {"role": "user", "content": content})
-        return OpenedTurn(history(conversation), next_round_trip(conversation))
+        return read_opened(conversation)
     except BaseException:
         release(conversation)
         raise
+
+
+def read_opened(conversation: Conversation) -> OpenedTurn:
+    """What a run reads before it goes on: the history and the next round trip's position. On the ORM's thread."""
+    return OpenedTurn(history(conversation), next_round_trip(conversation))
 
 
 def history(conversation: Conversation) -> list[HistoryRow]:

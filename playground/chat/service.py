@@ -23,9 +23,8 @@ from playground.chat.opening import (
     check_policy,
     check_user_runs,
     claim,
-    history,
-    next_round_trip,
     open_turn,
+    read_opened,
     release,
     title_for,
     visible_endpoints,
@@ -158,7 +157,7 @@ async def run_conversation(
         hooks = await _hooks(conversation_id, run, answers, started)
         conversation = hooks.conversation
         heartbeat = asyncio.create_task(_heartbeat(conversation_id))
-        opened = opened or await orm_thread(_reopen)(conversation)
+        opened = opened or await orm_thread(read_opened)(conversation)
         hooks.first_position, rows = opened.first_round_trip, opened.history
         # The claim saved it running already (turn started or resumed): the pages are told, the row is not written.
         hooks.announce_status(Conversation.Status.RUNNING, "")
@@ -186,11 +185,6 @@ async def run_conversation(
     # failure to index is logged and does not undo the finished run.
     index = functools.partial(index_conversation, conversation, hooks.messages)
     await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome), then=index)
-
-
-def _reopen(conversation: Conversation) -> OpenedTurn:
-    """What a resumed or recovered run reads before it goes on: the history and the next round trip's position."""
-    return OpenedTurn(history(conversation), next_round_trip(conversation))
 
 
 async def _hooks(
