@@ -8,14 +8,16 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.db import IntegrityError
+from django.db import DatabaseError, IntegrityError
 from django.db.models import Max
+from django.utils import timezone
 
 from playground.chat.event_saver import EventSaver
 from playground.chat.loop import Decision
 from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
+from playground.prepared import PreparedDelete, PreparedUpdate
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
 from playground.tools.schema import check_arguments, field_states
@@ -33,6 +35,7 @@ ENDED_FIELDS = (
     "notes", "wire_events", "status_code", "finish_reason", "raw_finish_reason", "usage", "error", "complete",
     "ttfb_ms", "total_ms",
 )  # fmt: skip
+STATUS_FIELDS = ("status", "status_message", "run_owner", "updated_at")
 WAIT_LIMIT_S = 30 * 60  # a manual answer or an approval not given by then is answered for the person
 
 logger = logging.getLogger(__name__)
@@ -281,14 +284,30 @@ def save_message(
     return Message.objects.create(conversation=conversation, position=position, **fields)
 
 
+# A round trip's end and a run's status: every turn writes them, so they are built once (playground.prepared).
+_END = PreparedUpdate(RoundTrip, (*ENDED_FIELDS, "event_count"), lambda pk: RoundTrip.objects.filter(pk=pk), int)
+_DROP_BATCHES = PreparedDelete(lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
+_STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
+NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
+
+
 def _save_ended(row: RoundTrip, fields: tuple[str, ...] | None) -> None:
-    """A round trip's whole record, then its raw-event batches deleted (the whole holds them), in one trip."""
-    row.save(update_fields=fields)
-    WireEventBatch.objects.filter(round_trip=row).delete()
+    """A round trip's whole record, then its raw-event batches deleted (the whole holds them), in one trip.
+    ``fields``: ENDED_FIELDS when the row was inserted as its request went, None to insert it now."""
+    if fields is None:
+        row.save()
+    else:
+        assert fields == ENDED_FIELDS, fields
+        row.event_count = len(row.wire_events or [])  # as RoundTrip.save counts them
+        if not _END.run({name: getattr(row, name) for name in (*fields, "event_count")}, row.pk):
+            raise DatabaseError(NOT_SAVED)
+    _DROP_BATCHES.run(row.pk)
 
 
 def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:
-    conversation.save(update_fields=["status", "status_message", "run_owner", "updated_at"])
+    conversation.updated_at = timezone.now()  # auto_now: what save() would set
+    if not _STATUS.run({name: getattr(conversation, name) for name in STATUS_FIELDS}, conversation.pk):
+        raise DatabaseError(NOT_SAVED)
     if then is None:
         return
     try:

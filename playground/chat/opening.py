@@ -9,18 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db.models import Max, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from playground.chat.hooks import save_message
 from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
-from playground.conversations.models import BUSY_STATUSES, Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
+from playground.prepared import PreparedQuery, PreparedUpdate
 from playground.teams.models import Team
 from playground.tools.config import ToolConfig
 from playground.tools.models import Tool
@@ -52,28 +54,74 @@ def visible_endpoints(team: Team | int) -> Any:
     return Endpoint.objects.filter(Q(team=team) | Q(team__isnull=True))
 
 
+# The statements every turn runs, built once (playground.prepared): the ORM's building of them cost more than the
+# database's running of them, at every turn's start.
+_ENDPOINT = PreparedQuery(lambda team, pk: visible_endpoints(team).filter(pk=pk).order_by()[:1], int, int)
+_HISTORY = PreparedQuery(
+    lambda c: (
+        Message.objects.filter(conversation_id=c).order_by("position").values_list("position", "data", "complete")
+    ),
+    int,
+)
+_LAST_ROUND_TRIP = PreparedQuery(
+    lambda c: RoundTrip.objects.filter(conversation_id=c).order_by("-position").values_list("position")[:1], int
+)
+# How many runs a person holds, but this conversation's: one row (their count), or none when they hold none.
+_USER_CLAIMS = PreparedQuery(
+    lambda user, pk: (
+        Conversation.objects.filter(run_by_id=user, status__in=BUSY_STATUSES)
+        .exclude(pk=pk)
+        .order_by()
+        .values("run_by")
+        .annotate(claims=Count("pk"))
+        .values_list("claims")
+    ),
+    int,
+    int,
+)
+
+
 def open_turn(
     conversation: Conversation, options: ChatOptions, user: AbstractBaseUser | None, content: Any, title: str
 ) -> OpenedTurn:
     """Check the endpoint, the policy, the person's runs and the tools; claim the conversation with the turn's
     settings; save the user's message. Nothing is saved when a check refuses; the claim is released if saving the
     message fails. On the ORM's thread."""
-    endpoint = visible_endpoints(conversation.team_id).filter(pk=options.endpoint_id).first()
+    endpoint = next(iter(_ENDPOINT.instances(conversation.team_id, options.endpoint_id)), None)
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
     check_policy(endpoint)
     check_user_runs(conversation, user)
-    tools = [t.config() for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
+    tools = (
+        [t.config() for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
+        if options.tools
+        else []
+    )
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
     claim(conversation, user, configure(conversation, endpoint, options, tools, title))
     try:
-        save_message(conversation, {"role": "user", "content": content})
-        return read_opened(conversation)
+        return OpenedTurn(_append_user_message(conversation, content), next_round_trip(conversation))
     except BaseException:
         release(conversation)
         raise
+
+
+def _tools(team_id: int, names: list[str]) -> list[ToolConfig]:
+    if not names:  # most turns: no statement to build
+        return []
+    return [t.config() for t in Tool.objects.filter(team_id=team_id, name__in=names)]
+
+
+def _append_user_message(conversation: Conversation, content: Any) -> list[HistoryRow]:
+    """Save the user's message after the history, which is read once, before it: the claim holds the positions."""
+    before = history(conversation)
+    position = before[-1][0] + 1 if before else 0
+    saved = save_message(conversation, {"role": "user", "content": content}, position=position)
+    if saved.position != position:  # taken after all (save_message put it after the last): read what is there
+        return history(conversation)
+    return [*before, (saved.position, saved.data, saved.complete)]
 
 
 def read_opened(conversation: Conversation) -> OpenedTurn:
@@ -82,12 +130,12 @@ def read_opened(conversation: Conversation) -> OpenedTurn:
 
 
 def history(conversation: Conversation) -> list[HistoryRow]:
-    return list(conversation.messages.order_by("position").values_list("position", "data", "complete"))
+    return _HISTORY.rows(conversation.pk)  # type: ignore[return-value]
 
 
 def next_round_trip(conversation: Conversation) -> int:
-    last = conversation.round_trips.aggregate(last=Max("position"))["last"]
-    return 0 if last is None else last + 1
+    last = _LAST_ROUND_TRIP.rows(conversation.pk)
+    return last[0][0] + 1 if last else 0
 
 
 def check_policy(endpoint: Endpoint) -> None:
@@ -102,12 +150,13 @@ def check_user_runs(conversation: Conversation, user: AbstractBaseUser | None) -
     if user is None:
         return
     limit = settings.CROSSWIRE_MAX_RUNS_PER_USER
-    rows = Conversation.objects.filter(run_by=user, status__in=BUSY_STATUSES).exclude(pk=conversation.pk)
     # Fewer claims than the limit cannot reach it, alive or not: count them, and read them only when they might.
     # Someone running many chats at once (a team's scripted demo, a load test) would otherwise have every one of
     # them read and checked again at each turn's start.
-    if rows.count() < limit:
+    counted = _USER_CLAIMS.rows(user.pk, conversation.pk)
+    if (counted[0][0] if counted else 0) < limit:
         return
+    rows = Conversation.objects.filter(run_by=user, status__in=BUSY_STATUSES).exclude(pk=conversation.pk)
     alive = alive_holders(list(rows.values("status", "run_owner", "updated_at")))
     if alive >= limit:
         raise TurnRefused(
@@ -132,7 +181,7 @@ def claim(
     }
     # Most turns start on a conversation nobody runs: claimed in one statement. The row is read only when it is
     # held, to tell a live holder from a dead one.
-    claimed = Conversation.objects.filter(pk=conversation.pk).exclude(status__in=BUSY_STATUSES).update(**fields)
+    claimed = _claim_update(tuple(fields)).run(fields, conversation.pk)
     if not claimed:
         row = Conversation.objects.filter(pk=conversation.pk).values("status", "run_owner", "updated_at").first()
         if row is None:
@@ -146,6 +195,14 @@ def claim(
         raise TurnRefused(STILL_RUNNING)
     conversation.status, conversation.status_message = Conversation.Status.RUNNING, ""
     conversation.run_owner, conversation.run_by = PROCESS_ID, user
+
+
+@cache
+def _claim_update(fields: tuple[str, ...]) -> PreparedUpdate:
+    """The claim of a conversation nobody holds, setting ``fields``; built once per set of fields."""
+    return PreparedUpdate(
+        Conversation, fields, lambda pk: Conversation.objects.filter(pk=pk).exclude(status__in=BUSY_STATUSES), int
+    )
 
 
 def alive_holders(rows: list[dict[str, Any]]) -> int:

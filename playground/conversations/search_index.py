@@ -15,11 +15,21 @@ from django.core.cache import cache
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from playground.conversations.models import Conversation, Message
+from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.prepared import PreparedQuery, PreparedUpdate
 from playground.tools.schema import check_arguments
 
 MAX_SEARCH_CHARS = 100_000  # beyond this a conversation is found by its beginning; the index stays small
 STALE_PER_REQUEST = 100  # conversations saved before the index existed are indexed a batch per list request
+
+
+INDEX_FIELDS = ("search_text", "called_tools", "has_error", "invalid_calls", "indexed_at")
+# Every run's end indexes its conversation: these two statements are built once (playground.prepared).
+_ERRORED = PreparedQuery(
+    lambda c: RoundTrip.objects.filter(conversation_id=c).exclude(error=None).order_by().values_list("pk")[:1], int
+)
+# A queryset update: saving the row would bump updated_at and reorder the list.
+_WRITE = PreparedUpdate(Conversation, INDEX_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
 
 
 def index_conversation(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> None:
@@ -39,15 +49,13 @@ def index_conversation(conversation: Conversation, messages: Iterable[tuple[str,
             parts += [name, _arguments_text(arguments)]
             called.append(name)
             invalid += not check_arguments(schemas.get(name), arguments).ok
-    errored = conversation.round_trips.exclude(error=None).exists()
+    errored = bool(_ERRORED.rows(conversation.pk))
     conversation.search_text = "\n".join(p for p in parts if p)[:MAX_SEARCH_CHARS]
     conversation.called_tools = f" {' '.join(dict.fromkeys(called))} " if called else ""
     conversation.has_error = errored or conversation.status in (Conversation.Status.ERROR, "interrupted")
     conversation.invalid_calls = invalid
     conversation.indexed_at = timezone.now()
-    fields = ["search_text", "called_tools", "has_error", "invalid_calls", "indexed_at"]
-    # A queryset update: saving the row would bump updated_at and reorder the list.
-    Conversation.objects.filter(pk=conversation.pk).update(**{f: getattr(conversation, f) for f in fields})
+    _WRITE.run({name: getattr(conversation, name) for name in INDEX_FIELDS}, conversation.pk)
     cache.delete(facets_key(conversation.team_id))  # its model, tools or status may be new to the filter menus
 
 

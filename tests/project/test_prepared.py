@@ -1,0 +1,137 @@
+"""Statements built once (playground.prepared): the same rows and writes as the ORM's own, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.utils import timezone
+
+from playground.conversations.models import Conversation, Message
+from playground.endpoints.models import Endpoint
+from playground.prepared import PreparedDelete, PreparedQuery, PreparedUpdate
+from playground.teams.models import Team
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def chats(team: Team) -> list[Conversation]:
+    rows = [Conversation.objects.create(team=team, title=f"chat {n}", tools=[{"name": f"t{n}"}]) for n in range(3)]
+    for n, row in enumerate(rows):
+        for position in range(n + 1):
+            data = {"role": "user", "content": [{"type": "text", "text": f"{n}.{position}"}]}
+            Message.objects.create(conversation=row, position=position, role="user", data=data, complete=position != 1)
+    return rows
+
+
+def test_rows_are_the_orms_rows_converted_as_the_orm_converts_them(chats: list[Conversation]) -> None:
+    def history(conversation: int) -> object:
+        return Message.objects.filter(conversation_id=conversation).order_by("position").values_list("data", "complete")
+
+    prepared = PreparedQuery(history, int)
+    for chat in [*chats, *chats]:  # a second pass runs the statements already built
+        expected = list(history(chat.pk))
+        assert prepared.rows(chat.pk) == expected and expected
+        assert isinstance(expected[0][0], dict)  # JSON comes back decoded, not as text
+    assert prepared.rows(10**9) == []
+
+
+def test_instances_are_the_orms_instances(chats: list[Conversation]) -> None:
+    newest = PreparedQuery(lambda team: Conversation.objects.filter(team_id=team).order_by("-id")[:2], int)
+    got = newest.instances(chats[0].team_id)
+    expected = list(Conversation.objects.filter(team_id=chats[0].team_id).order_by("-id")[:2])
+    assert got == expected
+    for mine, theirs in zip(got, expected, strict=True):
+        assert (mine.title, mine.tools, mine.created_at, mine.team_id) == (
+            theirs.title,
+            theirs.tools,
+            theirs.created_at,
+            theirs.team_id,
+        )
+        assert not mine._state.adding and mine._state.db == "default"  # saved rows, as the ORM marks them
+        mine.title = "renamed"
+        mine.save(update_fields=["title"])  # they save like any instance read by the ORM
+    assert Conversation.objects.get(pk=got[0].pk).title == "renamed"
+
+
+def test_the_statement_is_built_once_and_only_the_values_change(chats: list[Conversation]) -> None:
+    built: list[tuple[object, ...]] = []
+
+    def titles(team: int, title: str) -> object:
+        built.append((team, title))
+        return Conversation.objects.filter(team_id=team, title=title).values_list("pk")
+
+    prepared = PreparedQuery(titles, int, str)
+    sent: list[tuple[str, tuple[object, ...]]] = []
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        sent.append((sql, tuple(params)))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):  # through the connection's own cursor, as every query goes
+        found = [prepared.rows(chat.team_id, chat.title) for chat in chats]
+    assert found == [[(chat.pk,)] for chat in chats]
+    assert len(built) == 1, "one build per connection, whatever the values"
+    assert len({sql for sql, _ in sent}) == 1 and [params for _, params in sent] == [
+        (chat.team_id, chat.title) for chat in chats
+    ]
+    assert prepared.rows(chats[0].team_id, "no such title") == []
+    assert prepared.rows(str(chats[0].team_id), chats[0].title) == [(chats[0].pk,)]  # values take their kind
+
+
+def test_a_value_the_orm_transforms_is_refused_when_the_statement_is_built(team: Team) -> None:
+    # icontains wraps the value in % signs: where it goes cannot be found, so no statement may be kept.
+    prepared = PreparedQuery(lambda title: Conversation.objects.filter(title__icontains=title).values_list("pk"), str)
+    with pytest.raises(ValueError, match="do not appear"):
+        prepared.rows("chat")
+    with pytest.raises(TypeError, match="expected 1 values"):
+        PreparedQuery(lambda pk: Conversation.objects.filter(pk=pk), int).rows(1, 2)
+
+
+def test_an_update_writes_what_queryset_update_writes(chats: list[Conversation], alice: User) -> None:
+    endpoint = Endpoint.objects.create(name="E", kind="openai-compatible", format="openai-chat", base_url="http://x")
+    fields = ("status", "run_by", "endpoint", "settings", "updated_at")
+    claim = PreparedUpdate(
+        Conversation, fields, lambda pk: Conversation.objects.filter(pk=pk).exclude(status="running"), int
+    )
+    when = timezone.now() - timedelta(days=3)
+    values = {
+        "status": "running",
+        "run_by": alice,
+        "endpoint": endpoint,
+        "settings": {"t": [1, "ü"]},
+        "updated_at": when,
+    }
+    assert claim.run(values, chats[0].pk) == 1
+    assert claim.run(values, chats[0].pk) == 0, "the WHERE holds: a running conversation is not claimed again"
+    Conversation.objects.filter(pk=chats[1].pk).update(**values)  # the ORM's own write, to compare with
+    mine, theirs = Conversation.objects.get(pk=chats[0].pk), Conversation.objects.get(pk=chats[1].pk)
+    for row in (mine, theirs):
+        assert (row.status, row.run_by_id, row.endpoint_id, row.settings, row.updated_at) == (
+            "running",
+            alice.pk,
+            endpoint.pk,
+            {"t": [1, "ü"]},
+            when,
+        )
+    assert Conversation.objects.get(pk=chats[2].pk).status != "running", "the other rows are untouched"
+    release = PreparedUpdate(
+        Conversation, ("status", "run_by", "endpoint"), lambda pk: Conversation.objects.filter(pk=pk), int
+    )
+    assert release.run({"status": "idle", "run_by": None, "endpoint": None}, chats[0].pk) == 1
+    assert Conversation.objects.filter(pk=chats[0].pk, run_by=None, endpoint=None, status="idle").exists()
+
+
+def test_a_delete_removes_what_the_orms_delete_removes_and_refuses_a_cascade(chats: list[Conversation]) -> None:
+    drop = PreparedDelete(lambda c: Message.objects.filter(conversation_id=c, complete=True), int)
+    assert drop.run(chats[2].pk) == 2  # positions 0 and 2; position 1 is incomplete
+    assert list(Message.objects.filter(conversation=chats[2]).values_list("position", flat=True)) == [1]
+    assert drop.run(chats[2].pk) == 0 and Message.objects.filter(conversation=chats[0]).count() == 1
+    # A conversation's deletion cascades to its messages: the ORM must collect those, so no statement is kept.
+    with pytest.raises(ValueError, match="cascades or sends signals"):
+        PreparedDelete(lambda pk: Conversation.objects.filter(pk=pk), int).run(chats[0].pk)
+    assert Conversation.objects.filter(pk=chats[0].pk).exists()
