@@ -92,11 +92,7 @@ def open_turn(
         raise TurnRefused("Pick a provider endpoint.")
     check_policy(endpoint)
     check_user_runs(conversation, user)
-    tools = (
-        [t.config() for t in Tool.objects.filter(team_id=conversation.team_id, name__in=options.tools)]
-        if options.tools
-        else []
-    )
+    tools = _tools(conversation.team_id, options.tools)
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")

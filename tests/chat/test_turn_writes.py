@@ -113,6 +113,27 @@ async def test_a_refused_claim_saves_none_of_the_turns_settings(conversation: Co
     assert (row.endpoint_id, row.model, row.title, row.settings) == (None, "", "", {})
 
 
+async def test_a_turn_with_an_unknown_tool_or_endpoint_is_refused_before_anything_is_saved(
+    conversation: Conversation,
+) -> None:
+    known = ChatOptions(**await database_sync_to_async(options)(tools=["calculator"]))  # type: ignore[arg-type]
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    for changed, refusal in (
+        ({"tools": ["calculator", "launch_rocket"]}, "Unknown tools: launch_rocket."),
+        ({"endpoint_id": known.endpoint_id + 1000}, "Pick a provider endpoint."),
+    ):
+        refused = ChatOptions(**{**known.to_dict(), **changed})  # type: ignore[arg-type]
+        with pytest.raises(TurnRefused, match=refusal):
+            await service.start_turn(conversation=fresh, text="hello", options=refused)
+    row = await Conversation.objects.aget(pk=conversation.pk)
+    assert (row.status, row.tools, row.endpoint_id) == ("idle", [], None)
+    assert await row.messages.acount() == 0
+    started = await service.start_turn(conversation=fresh, text="hello", options=known)
+    await started.run.task  # type: ignore[misc]
+    row = await Conversation.objects.aget(pk=conversation.pk)
+    assert [tool["name"] for tool in row.tools] == ["calculator"] and await row.messages.acount() >= 2
+
+
 async def test_a_turn_whose_message_cannot_be_saved_releases_its_claim(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,5 +329,6 @@ async def test_a_turn_makes_six_trips_and_reads_what_it_opened_with_only_once(
     history = [sql for sql in statements if sql.startswith('SELECT "playground_message"."position"')]
     assert len(history) == 1, history
     assert not [sql for sql in statements if sql.startswith("SELECT MAX(")], statements
+    assert not [sql for sql in statements if 'FROM "playground_tool"' in sql], "a turn without tools reads none"
     saved = await Conversation.objects.aget(pk=conversation.pk)
     assert saved.search_text and saved.indexed_at is not None and saved.status == "done"
