@@ -14,7 +14,6 @@ ORM's own, per database vendor; only the values travel, through the same cursor 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.deletion import Collector
+from django.db.models.signals import post_delete, pre_delete
 from django.db.models.sql import DeleteQuery, UpdateQuery
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -54,12 +54,18 @@ class _Statement:
         return [param if slot is None else values[slot] for param, slot in zip(self.params, self.slots, strict=True)]
 
 
+_ATTRIBUTE = "crosswire_prepared"  # where a connection object keeps its statements
+
+
 class _PerConnection:
-    """One statement per connection object (each thread has its own, and each database its vendor's SQL)."""
+    """One statement per connection object (each thread has its own, and each database its vendor's SQL).
+
+    Kept on the connection object itself, so they go with it: a compiler refers to its connection, and a cache
+    outside it (even one keyed weakly) would keep every thread's connection, and its open database connection,
+    alive for good."""
 
     def __init__(self, kinds: Sequence[Kind], using: str) -> None:
         self.kinds, self.using = tuple(kinds), using
-        self._statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Statement] = weakref.WeakKeyDictionary()
 
     def markers(self) -> list[int | str]:
         return [_marker(i, kind) for i, kind in enumerate(self.kinds)]
@@ -71,9 +77,10 @@ class _PerConnection:
 
     def statement(self, build: Callable[[BaseDatabaseWrapper], _Statement]) -> tuple[BaseDatabaseWrapper, _Statement]:
         connection = connections[self.using]
-        statement = self._statements.get(connection)
+        statements: dict[_PerConnection, _Statement] = vars(connection).setdefault(_ATTRIBUTE, {})
+        statement = statements.get(self)
         if statement is None:
-            statement = self._statements[connection] = build(connection)
+            statement = statements[self] = build(connection)
         return connection, statement
 
 
@@ -157,11 +164,17 @@ class PreparedUpdate:
 
 
 class PreparedDelete:
-    """``where(*values).delete()`` for a model whose deletion cascades nowhere and sends no signal to anyone (the
-    ORM's fast path, which is one DELETE too, in a transaction of its own)."""
+    """``where(*values).delete()`` for a model whose deletion cascades nowhere (the ORM's fast path, which is one
+    DELETE too, in a transaction of its own). While a delete signal has a receiver, the ORM deletes instead."""
 
-    def __init__(self, where: Callable[..., models.QuerySet[Any]], *kinds: Kind, using: str = "default") -> None:
-        self._where = where
+    def __init__(
+        self,
+        model: type[models.Model],
+        where: Callable[..., models.QuerySet[Any]],
+        *kinds: Kind,
+        using: str = "default",
+    ) -> None:
+        self._model, self._where = model, where
         self._cache = _PerConnection(kinds, using)
 
     def _compile(self, connection: BaseDatabaseWrapper) -> _Statement:
@@ -174,7 +187,10 @@ class PreparedDelete:
 
     def run(self, *args: Any) -> int:
         """Delete the rows ``where`` finds; how many."""
+        values = self._cache.values(args)
+        if pre_delete.has_listeners(self._model) or post_delete.has_listeners(self._model):  # the ORM sends them
+            return int(self._where(*values).delete()[0])
         connection, statement = self._cache.statement(self._compile)
         with connection.cursor() as cursor:
-            cursor.execute(statement.sql, statement.bind(self._cache.values(args)))
+            cursor.execute(statement.sql, statement.bind(values))
             return int(cursor.rowcount)

@@ -286,7 +286,7 @@ def save_message(
 
 # A round trip's end and a run's status: every turn writes them, so they are built once (playground.prepared).
 _END = PreparedUpdate(RoundTrip, (*ENDED_FIELDS, "event_count"), lambda pk: RoundTrip.objects.filter(pk=pk), int)
-_DROP_BATCHES = PreparedDelete(lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
+_DROP_BATCHES = PreparedDelete(WireEventBatch, lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
 _STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
 NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
+import threading
+import weakref
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, connections
+from django.db.models.signals import post_delete
 from django.utils import timezone
 
 from playground.conversations.models import Conversation, Message
@@ -127,11 +131,46 @@ def test_an_update_writes_what_queryset_update_writes(chats: list[Conversation],
 
 
 def test_a_delete_removes_what_the_orms_delete_removes_and_refuses_a_cascade(chats: list[Conversation]) -> None:
-    drop = PreparedDelete(lambda c: Message.objects.filter(conversation_id=c, complete=True), int)
+    drop = PreparedDelete(Message, lambda c: Message.objects.filter(conversation_id=c, complete=True), int)
     assert drop.run(chats[2].pk) == 2  # positions 0 and 2; position 1 is incomplete
     assert list(Message.objects.filter(conversation=chats[2]).values_list("position", flat=True)) == [1]
     assert drop.run(chats[2].pk) == 0 and Message.objects.filter(conversation=chats[0]).count() == 1
     # A conversation's deletion cascades to its messages: the ORM must collect those, so no statement is kept.
     with pytest.raises(ValueError, match="cascades or sends signals"):
-        PreparedDelete(lambda pk: Conversation.objects.filter(pk=pk), int).run(chats[0].pk)
+        PreparedDelete(Conversation, lambda pk: Conversation.objects.filter(pk=pk), int).run(chats[0].pk)
     assert Conversation.objects.filter(pk=chats[0].pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_threads_connection_goes_with_the_thread_and_its_statements(chats: list[Conversation]) -> None:
+    # Each request thread has its own connection object: its statements must not keep it (and its open database
+    # connection) alive once the thread is gone, as a cache beside it would, its compiler referring back to it.
+    prepared = PreparedQuery(lambda pk: Conversation.objects.filter(pk=pk)[:1], int)
+    held: list[weakref.ref[Any]] = []
+
+    def request() -> None:
+        held.append(weakref.ref(connections["default"]))
+        assert prepared.instances(chats[0].pk) == [chats[0]]
+
+    worker = threading.Thread(target=request)
+    worker.start()
+    worker.join()
+    gc.collect()
+    assert held and held[0]() is None, "the thread's connection object outlived it"
+
+
+def test_a_delete_receiver_connected_later_gets_its_signals(chats: list[Conversation]) -> None:
+    drop = PreparedDelete(Message, lambda c: Message.objects.filter(conversation_id=c), int)
+    assert drop.run(chats[0].pk) == 1  # the statement is built, with no receiver
+    deleted: list[int] = []
+
+    def receiver(sender: type[Message], instance: Message, **kwargs: Any) -> None:
+        deleted.append(instance.position)
+
+    post_delete.connect(receiver, sender=Message)
+    try:
+        assert drop.run(chats[1].pk) == 2
+    finally:
+        post_delete.disconnect(receiver, sender=Message)
+    assert sorted(deleted) == [0, 1], "the ORM deleted them, and said so"
+    assert not Message.objects.filter(conversation__in=chats[:2]).exists()
