@@ -8,10 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count
+
 from playground.chat.turn_request import split_pending
-from playground.conversations.models import Conversation, Message
+from playground.conversations.models import Conversation
+from playground.prepared import PreparedQuery
 from playground.tools.config import ToolConfig
 
+# Read each time a socket opens or comes back: built once (playground.prepared).
+_STATE = PreparedQuery(
+    lambda pk: (
+        Conversation.objects.filter(pk=pk)
+        .values("status", "status_message")  # grouped by these two, not by every column of the row
+        .annotate(message_count=Count("messages"))
+        .values_list("status", "status_message", "message_count")
+    ),
+    int,
+)
 # The answer message each kind of question takes (as on a live run: registry.ActiveRun.control).
 ANSWER_TYPES = {"manual": "tool_result", "approval": "approval"}
 
@@ -42,15 +55,18 @@ def open_questions(conversation: Conversation) -> list[dict[str, Any]]:
 
 
 def saved_state(conversation_id: int) -> dict[str, Any]:
-    """What a socket's snapshot says of the saved conversation, in one trip to the ORM's thread: a socket opens per
-    chat, beside the turns that start. The whole row (tools, settings, search text) only for an interrupted run,
-    whose questions need it."""
-    row = Conversation.objects.filter(pk=conversation_id).values("status", "status_message").get()
-    interrupted = row["status"] == Conversation.Status.INTERRUPTED
+    """What a socket's snapshot says of the saved conversation, in one statement: a socket opens per chat, beside
+    the turns that start. The whole row (tools, settings, search text) only for an interrupted run, whose questions
+    need it."""
+    found = _STATE.rows(conversation_id)
+    if not found:
+        raise Conversation.DoesNotExist(f"no conversation {conversation_id}")
+    status, message, count = found[0]
+    interrupted = status == Conversation.Status.INTERRUPTED
     return {
-        "status": row["status"],
-        "label": Conversation.Status(row["status"]).label,
-        "message": row["status_message"],
-        "message_count": Message.objects.filter(conversation_id=conversation_id).count(),
+        "status": status,
+        "label": Conversation.Status(status).label,
+        "message": message,
+        "message_count": count,
         "questions": open_questions(Conversation.objects.get(pk=conversation_id)) if interrupted else [],
     }

@@ -35,14 +35,20 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_sockets_saved_state_reads_two_small_queries_not_the_whole_row(conversation: Conversation) -> None:
-    Message.objects.create(conversation=conversation, position=0, role="user", data={"role": "user", "content": "hi"})
+def test_a_sockets_saved_state_is_one_small_statement_not_the_whole_row(conversation: Conversation) -> None:
+    for position in range(3):
+        data = {"role": "user", "content": f"hi {position}"}
+        Message.objects.create(conversation=conversation, position=position, role="user", data=data)
     Conversation.objects.filter(pk=conversation.pk).update(status_message="all good")
     with CaptureQueriesContext(connection) as queries:
         state = saved_state(conversation.pk)
-    assert state == {"status": "idle", "label": "Ready", "message": "all good", "message_count": 1, "questions": []}
-    assert len(queries) == 2
-    assert not any("search_text" in q["sql"] for q in queries), "the search text is not read to say the status"
+    assert state == {"status": "idle", "label": "Ready", "message": "all good", "message_count": 3, "questions": []}
+    assert len(queries) == 1, "status and message count together, on every socket that opens"
+    assert "search_text" not in queries[0]["sql"], "the search text is not read to say the status"
+    empty = Conversation.objects.create(team=conversation.team, created_by=conversation.created_by)
+    assert saved_state(empty.pk)["message_count"] == 0
+    with pytest.raises(Conversation.DoesNotExist):
+        saved_state(empty.pk + 1000)
 
 
 def test_an_interrupted_conversations_saved_state_holds_its_open_questions(conversation: Conversation) -> None:
