@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -19,6 +19,7 @@ from ws_servers import CpuSampler, Server, start_app, start_bare, start_relay, s
 from ws_upstream import WARM_UP_KEY
 
 StartedT = TypeVar("StartedT", bound=Server)
+STEADY_MIN_S = 1.0
 
 
 @dataclass
@@ -28,6 +29,9 @@ class Measurement:
     sent: dict[str, int]  # deltas written per chat, as the sending server counted them
     cpu: dict[str, float]  # % of one core per process over the streaming window; "machine": % of all cores
     upstream_late_p99_ms: float | None = None
+    # The same while every chat streamed (``steady``): no turn starting or ending. Empty when that was under a second.
+    steady_cpu: dict[str, float] = field(default_factory=dict)
+    steady_window: tuple[float, float] = (0.0, 0.0)
 
     def latencies(self, start: float = 0.0, end: float = float("inf")) -> list[float]:
         """Sorted latencies (ms) of the deltas stamped between ``start`` and ``end``."""
@@ -96,6 +100,22 @@ def server_us_per_delta(m: Measurement) -> float:
     return daphne_percent(m) / 100 * (end - start) / max(m.received, 1) * 1e6
 
 
+def steady_us_per_delta(m: Measurement) -> float:
+    """The server's CPU per delta while every chat streamed: what streaming costs, without a turn's start or end."""
+    daphnes = sum(value for name, value in m.steady_cpu.items() if name.startswith("daphne"))
+    start, end = m.steady_window
+    deltas = len(m.latencies(start, end))
+    return daphnes / 100 * (end - start) / deltas * 1e6 if m.steady_cpu and deltas else math.nan
+
+
+def turn_ms(m: Measurement) -> float:
+    """The server's CPU per turn beyond its deltas: the whole window's CPU less every delta at the steady cost,
+    shared over the chats (one turn each), in ms."""
+    start, end = m.window
+    whole_us = daphne_percent(m) / 100 * (end - start) * 1e6
+    return (whole_us - steady_us_per_delta(m) * m.received) / max(len(m.results), 1) / 1000
+
+
 def _clients(args: argparse.Namespace, target: Target, ids: list[int], sampler: CpuSampler) -> list[ChatResult]:
     def watch(pids: list[int]) -> None:
         sampler.pids.update({f"client {i + 1}": pid for i, pid in enumerate(pids)})
@@ -112,10 +132,15 @@ def warm_up(target: Target, conversation_id: int) -> None:
         raise RuntimeError(f"the warm-up chat ended with {result.ended!r}")
 
 
-def _measured(name: str, results: list[ChatResult], sampler: CpuSampler, sent: dict[str, int]) -> Measurement:
+def _measured(
+    name: str, results: list[ChatResult], sampler: CpuSampler, sent: dict[str, int], seconds: float
+) -> Measurement:
     sampler.stop()
     measurement = Measurement(name, results, {k: v for k, v in sent.items() if k != WARM_UP_KEY}, {})
     measurement.cpu = sampler.percent(*measurement.window)
+    start, end = measurement.steady(seconds)
+    if end - start >= STEADY_MIN_S:  # enough CPU samples in it (every 0.2 s) to say something
+        measurement.steady_window, measurement.steady_cpu = (start, end), sampler.percent(start, end)
     return measurement
 
 
@@ -138,7 +163,8 @@ def measure_bare(args: argparse.Namespace, work: Path) -> Measurement:
         target = Target(f"{server.ws_url}/ws/", server.url, "none", {}, args.seconds + 60)
         warm_up(target, args.chats)
         results = _clients(args, target, list(range(args.chats)), sampler)
-        return _measured("bare daphne send", results, sampler, server.get_json("/stats")["sent"])  # type: ignore[arg-type]
+        sent = server.get_json("/stats")["sent"]
+        return _measured("bare daphne send", results, sampler, sent, args.seconds)  # type: ignore[arg-type]
 
 
 def measure_relay(args: argparse.Namespace, work: Path) -> Measurement:
@@ -174,6 +200,6 @@ def measured_upstream(
     sampler = CpuSampler({**pids, "upstream": upstream.process.pid})
     results = _clients(args, target, ids, sampler)
     stats = upstream.get_json("/stats")
-    measurement = _measured(name, results, sampler, stats["sent"])  # type: ignore[arg-type]
+    measurement = _measured(name, results, sampler, stats["sent"], args.seconds)  # type: ignore[arg-type]
     measurement.upstream_late_p99_ms = float(stats["late_p99_ms"])  # type: ignore[arg-type]
     return measurement

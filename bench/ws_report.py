@@ -7,7 +7,15 @@ import math
 import os
 from collections.abc import Callable
 
-from ws_measure import Measurement, Summary, daphne_percent, percentile, server_us_per_delta
+from ws_measure import (
+    Measurement,
+    Summary,
+    daphne_percent,
+    percentile,
+    server_us_per_delta,
+    steady_us_per_delta,
+    turn_ms,
+)
 
 HEADER = (
     f"  {'path':18s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>8s} {'steady p99':>10s} {'deltas recv/sent':^17s}"
@@ -41,6 +49,8 @@ def cpu_line(m: Measurement) -> str:
     # With the chats split over several processes, what a delta costs is their sum.
     label = "daphne" if len(daphnes) == 1 else f"{' + '.join(daphnes)} = {daphne_percent(m):.0f}%,"
     per_delta = f"{label} {server_us_per_delta(m):.0f} us/delta"
+    if not math.isnan(steady_us_per_delta(m)):
+        per_delta += f" ({steady_us_per_delta(m):.0f} while every chat streamed; {turn_ms(m):.1f} ms per turn beyond)"
     return f"  {m.name:18s} {', '.join(parts)}, other work {others_percent(m):.0f}%; {per_delta}"
 
 

@@ -14,7 +14,9 @@ A run at another size still gets the verdicts its measurements allow, marked wit
 
 from __future__ import annotations
 
-from ws_measure import Measurement, daphne_percent, percentile, server_us_per_delta
+import math
+
+from ws_measure import Measurement, daphne_percent, percentile, server_us_per_delta, steady_us_per_delta, turn_ms
 
 RATE = 50.0  # deltas/s per chat, for every target here
 ONE_CHATS, MAX_P99_RATIO, MAX_CPU_RATIO = 100, 2.0, 1.3  # target 1
@@ -55,6 +57,13 @@ def _cpu_ratio(number: int, relay: Measurement, app: Measurement, limit: float, 
     app_us, relay_us = server_us_per_delta(app), server_us_per_delta(relay)
     ratio = app_us / relay_us if relay_us else float("inf")
     figure = f"{ratio:.2f}x: {app_us:.0f} against {relay_us:.0f} us/delta"
+    app_steady, relay_steady = steady_us_per_delta(app), steady_us_per_delta(relay)
+    if not math.isnan(app_steady) and not math.isnan(relay_steady):
+        # The two parts of the whole figure: streaming, and each turn's start and end shared over its deltas.
+        figure += (
+            f"; while every chat streamed {app_steady / relay_steady:.2f}x: {app_steady:.0f} against"
+            f" {relay_steady:.0f}; per turn beyond its deltas {turn_ms(app):.1f} against {turn_ms(relay):.1f} ms"
+        )
     return verdict(number, f"app CPU per delta <= {limit:g}x the relay floor's{note}", ratio <= limit, figure)
 
 
