@@ -3,10 +3,12 @@
 Run with the bench dependencies:  ./scripts/bench socket_open [--calls 300] [--rounds 5] [--messages 20]
 
 Each socket that opens reads its user (Channels' ``get_user``: the session, then the user) and the conversation's
-saved state for its snapshot; every HTTP request reads its session. On a fresh SQLite database (migrated, one user,
-one conversation of ``--messages`` messages), each step runs ``--calls`` times per round, the ORM's way and the
-app's alternating, and the best round's CPU per call is printed with the ratio. The ORM's way is Django's own
-database session store, and the saved state as two ORM queries (the app's code before it was one built statement).
+saved state for its snapshot, on the ORM's one thread, whose connection keeps its built statements (an HTTP request
+runs on a thread of its own, so its first read builds the statement: about what the ORM's costs). On a fresh SQLite
+database (migrated, one user, one conversation of ``--messages`` messages), each step runs ``--calls`` times per
+round, the ORM's way and the app's alternating, and the best round's CPU per call is printed with the ratio. The
+ORM's way is Django's own database session store, and the saved state as two ORM queries (the app's code before it
+was one built statement).
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def steps(key: str, conversation_id: int) -> list[tuple[str, Callable[[], Any], 
 
     return [
         (
-            "the session read (every request, every socket)",
+            "the session read (every socket and socket action)",
             lambda: DjangoStore(key).load(),
             lambda: SessionStore(key).load(),
         ),

@@ -263,7 +263,7 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", PRODUCTION)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PRODUCTION)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PRODUCTION)
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
-# Django's database sessions, with the read every request and socket makes built once (same table and encoding).
+# Django's database sessions, with the read every socket and socket action makes built once (same table, encoding).
 SESSION_ENGINE = "playground.teams.sessions"
 X_FRAME_OPTIONS = "DENY"
 

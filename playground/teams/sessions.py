@@ -1,10 +1,14 @@
 """The database session store, with its one read built once (``SESSION_ENGINE``).
 
-Every HTTP request, every socket that opens (channels' ``AuthMiddleware``) and every action on a socket
-(``revocation.session_alive``) reads the session row by its key. Django's store builds and compiles that query each
-time, about 200 µs of CPU against 20 in the database, beside every stream of the process (docs/performance.md).
-Here the ORM builds it once per connection (``playground.prepared``); everything else is Django's store: the same
-table, the same encoding, the same writes, so sessions saved by either store are read by the other.
+Every socket that opens (channels' ``AuthMiddleware``) and every action on a socket (``revocation.session_alive``)
+reads the session row by its key, on the ORM's one thread for sockets. Django's store builds and compiles that query
+each time, about 200 µs of CPU against 20 in the database, beside every stream of the process (docs/performance.md).
+Here the ORM builds it once per connection (``playground.prepared``). An HTTP request runs on a thread of its own
+under ASGI, so its connection builds the statement afresh: about what Django's read costs, no more.
+
+Everything else is Django's store: the same table, the same encoding, the same writes, so sessions saved by either
+store are read by the other. The statement names Django's ``Session`` model and the default database, as this
+project's store does (no custom session model, no database router).
 """
 
 from __future__ import annotations

@@ -36,17 +36,18 @@ def test_it_reads_what_djangos_store_wrote_and_the_other_way_round() -> None:
     theirs, ours = saved(DjangoStore(), who="alice", tab="chats"), saved(SessionStore(), who="bob")
     assert SessionStore(theirs).load() == {"who": "alice", "tab": "chats"}
     assert DjangoStore(ours).load() == {"who": "bob"}
-    assert SessionStore("no-such-session-key-0123456789").load() == {}
+    unknown = SessionStore("no-such-session-key-0123456789")
+    assert unknown.load() == {} and unknown.session_key is None, "an unknown key is forgotten, not kept"
 
 
-def test_an_expired_or_malformed_key_reads_nothing_and_is_forgotten_as_djangos_store_does() -> None:
+def test_an_expired_or_malformed_key_reads_nothing_and_is_forgotten() -> None:
     key = saved(SessionStore(), who="alice")
     Session.objects.filter(session_key=key).update(expire_date=timezone.now() - timedelta(seconds=1))
     for store_class in (DjangoStore, SessionStore):
         store = store_class(key)
         assert store.load() == {} and store.session_key is None, store_class
     with CaptureQueriesContext(connection) as queries:
-        short = SessionStore("short")  # too short to be a key: never looked up
+        short = SessionStore("short")  # too short to be a key: not looked up (Django's store asks for a NULL key)
         assert short.load() == {} and short.session_key is None
     assert len(queries) == 0
 
@@ -65,10 +66,19 @@ def test_the_read_is_built_once_then_runs_without_building_a_query(monkeypatch: 
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_async_read_answers_as_the_sync_one() -> None:
-    key = await sync_to_async(saved)(SessionStore(), who="alice")
+async def test_the_async_read_answers_as_the_sync_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    key, expired = await sync_to_async(saved)(SessionStore(), who="alice"), await sync_to_async(saved)(SessionStore())
+    await Session.objects.filter(session_key=expired).aupdate(expire_date=timezone.now() - timedelta(seconds=1))
+    assert await SessionStore(key).aload() == {"who": "alice"}  # builds the statement for the ORM thread's connection
+
+    def no_building(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a query was built")
+
+    monkeypatch.setattr(QuerySet, "filter", no_building)
     assert await SessionStore(key).aload() == {"who": "alice"}
-    assert await SessionStore("no-such-session-key-0123456789").aload() == {}
+    for gone in (expired, "no-such-session-key-0123456789"):
+        store = SessionStore(gone)
+        assert await store.aload() == {} and store.session_key is None, gone
 
 
 def test_signing_in_through_the_app_uses_this_store(client: Client, alice: User) -> None:
