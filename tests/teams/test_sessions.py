@@ -66,6 +66,7 @@ def test_the_read_is_built_once_then_runs_without_building_a_query(monkeypatch: 
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_thread_connections")  # PostgreSQL drops the test database only once they are closed
 async def test_the_async_read_answers_as_the_sync_one(monkeypatch: pytest.MonkeyPatch) -> None:
     key, expired = await sync_to_async(saved)(SessionStore(), who="alice"), await sync_to_async(saved)(SessionStore())
     await Session.objects.filter(session_key=expired).aupdate(expire_date=timezone.now() - timedelta(seconds=1))
