@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from pytest_django.fixtures import SettingsWrapper
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
 
 def test_a_sockets_saved_state_is_one_small_statement_not_the_whole_row(conversation: Conversation) -> None:
