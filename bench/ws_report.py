@@ -49,8 +49,9 @@ def cpu_line(m: Measurement) -> str:
     # With the chats split over several processes, what a delta costs is their sum.
     label = "daphne" if len(daphnes) == 1 else f"{' + '.join(daphnes)} = {daphne_percent(m):.0f}%,"
     per_delta = f"{label} {server_us_per_delta(m):.0f} us/delta"
-    if not math.isnan(steady_us_per_delta(m)):
-        per_delta += f" ({steady_us_per_delta(m):.0f} while every chat streamed; {turn_ms(m):.1f} ms per turn beyond)"
+    steady = steady_us_per_delta(m)
+    if not math.isnan(steady):
+        per_delta += f" ({steady:.0f} while every chat streamed; {turn_ms(m):.1f} ms per turn beyond)"
     return f"  {m.name:18s} {', '.join(parts)}, other work {others_percent(m):.0f}%; {per_delta}"
 
 
