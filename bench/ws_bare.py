@@ -22,6 +22,8 @@ from typing import Any
 
 from ws_upstream import StreamTemplate, deltas_for, stamp_text
 
+from providers import jsontext
+
 Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
@@ -88,5 +90,6 @@ async def send_json(send: Send, frame: Message) -> None:
 
 
 async def send_frames(send: Send, frames: list[Message]) -> None:
-    """A run's frames as the app sends them: one compact JSON array per message (playground/chat/registry.py)."""
-    await send({"type": "websocket.send", "text": json.dumps(frames, separators=(",", ":"))})
+    """A run's frames as the app sends them: one compact JSON array per message, with the app's encoder
+    (playground/chat/registry.py), so the floors and the app differ by what the app does, not how it writes JSON."""
+    await send({"type": "websocket.send", "text": jsontext.dumps(frames)})

@@ -321,7 +321,7 @@ def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:
     row.request = dict(round_trip.request)
     row.notes = round_trip.notes
     row.wire_request = None if round_trip.wire_request is None else round_trip.wire_request.to_dict()
-    row.wire_events = [e.to_dict() for e in round_trip.wire_events]
+    row.wire_events = round_trip.wire_event_dicts()
     row.status_code = round_trip.status
     row.finish_reason = result.finish_reason or ""
     row.raw_finish_reason = result.raw_finish_reason or ""

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import json
 import logging
 import time
 import uuid
@@ -38,6 +37,7 @@ from django.conf import settings
 from playground.chat import watchers
 from playground.chat.pacing import next_due, read_wait, slot_after
 from playground.conversations.broadcast import conversation_group
+from providers import jsontext
 
 Frame = dict[str, Any]
 Subscriber = Callable[[str], Awaitable[None]]  # sends one text message (a JSON array of frames) to a socket
@@ -72,7 +72,7 @@ async def send_control(conversation_id: int, message: dict[str, Any]) -> None:
 
 def encode_frames(frames: list[Frame]) -> str:
     """One WebSocket message: the frames in order, as a JSON array."""
-    return json.dumps(frames, separators=(",", ":"))
+    return jsontext.dumps(frames)
 
 
 @dataclass

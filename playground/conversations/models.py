@@ -8,6 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from providers.jsontext import CompactEncoder
+
 
 def default_settings() -> dict[str, Any]:
     return {}
@@ -87,7 +89,9 @@ class RoundTrip(models.Model):
     request = models.JSONField(default=dict)  # internal (OpenAI Chat) request
     notes = models.JSONField(default=list, blank=True)  # what the translation changed
     wire_request = models.JSONField(null=True, blank=True)  # method, url, redacted headers, body
-    wire_events = models.JSONField(default=list, blank=True)  # raw events with their time since the request
+    # Raw events with their time since the request; written compactly (providers.jsontext): the longest column, and
+    # rewritten whole when each streaming round trip ends.
+    wire_events = models.JSONField(default=list, blank=True, encoder=CompactEncoder)
     status_code = models.IntegerField(null=True, blank=True)
     finish_reason = models.CharField(max_length=30, blank=True)
     raw_finish_reason = models.CharField(max_length=60, blank=True)
@@ -155,7 +159,7 @@ class WireEventBatch(models.Model):
 
     round_trip = models.ForeignKey(RoundTrip, on_delete=models.CASCADE, related_name="event_batches")
     seq = models.PositiveIntegerField()
-    events = models.JSONField()  # [t_ms, data, event] triples, in order
+    events = models.JSONField(encoder=CompactEncoder)  # [t_ms, data, event] triples, in order
 
     class Meta:
         ordering = ["round_trip", "seq"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from providers.streaming import StreamResult
@@ -73,6 +74,10 @@ class Clock:
         return None if self.first_byte is None else round((self.first_byte - self.started) * 1000, 2)
 
 
+# A raw event as a round trip keeps it while it streams: (t_ms, data, event), the fields of a ``WireEvent``.
+RawEvent = tuple[float, str, str | None]
+
+
 @dataclass
 class RoundTrip:
     """Everything about one model round trip, as the panes and the saved conversation need it."""
@@ -81,11 +86,21 @@ class RoundTrip:
     request: ChatRequest
     notes: list[str]
     wire_request: WireRequest | None
-    wire_events: list[WireEvent]
+    # The raw events as the stream kept them: a long answer has thousands, and its end is saved as dicts, so they
+    # become ``WireEvent`` objects only if someone reads ``wire_events`` (building them cost more than the dicts).
+    raw_events: list[RawEvent]
     status: int | None
     result: StreamResult
     ttfb_ms: float | None
     total_ms: float
+
+    @cached_property
+    def wire_events(self) -> list[WireEvent]:
+        return [WireEvent(*event) for event in self.raw_events]
+
+    def wire_event_dicts(self) -> list[dict[str, Any]]:
+        """``[e.to_dict() for e in self.wire_events]``, from the tuples."""
+        return [{"t_ms": t_ms, "event": event, "data": data} for t_ms, data, event in self.raw_events]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,7 +108,7 @@ class RoundTrip:
             "request": self.request,
             "notes": self.notes,
             "wire_request": None if self.wire_request is None else self.wire_request.to_dict(),
-            "wire_events": [e.to_dict() for e in self.wire_events],
+            "wire_events": self.wire_event_dicts(),
             "status": self.status,
             "result": self.result.to_dict(),
             "raw_finish_reason": self.result.raw_finish_reason,

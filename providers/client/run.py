@@ -22,7 +22,7 @@ from typing import Any
 import httpx2
 
 from providers import events as ev
-from providers.client.capture import Clock, RoundTrip, WireEvent, WireRequest
+from providers.client.capture import Clock, RawEvent, RoundTrip, WireEvent, WireRequest
 from providers.client.holds import ReadHold, holding_reads
 from providers.client.scrub import Scrubber
 from providers.client.sdk import Endpoint, map_exception, open_response, sdk_exceptions
@@ -76,7 +76,7 @@ class RoundTripRun:
     # The raw events as plain tuples until the snapshot: an exact tuple of strings and a number drops out of the
     # garbage collector's sight at its first collection (a dataclass instance never does), so the thousands a long
     # answer keeps never lengthen a full collection, a pause for every socket of the process (docs/performance.md).
-    raw_events: list[tuple[float, str, str | None]] = field(default_factory=list)
+    raw_events: list[RawEvent] = field(default_factory=list)
     status: int | None = None
     acc: MessageAccumulator = field(init=False)
     scrubber: Scrubber = field(init=False)
@@ -138,7 +138,7 @@ class RoundTripRun:
             request=self.request,
             notes=[*self.notes, *self.reader.notes()],
             wire_request=self.wire_request,
-            wire_events=[WireEvent(*event) for event in self.raw_events],
+            raw_events=list(self.raw_events),
             status=self.status,
             result=result,
             ttfb_ms=self.clock.ttfb_ms(),

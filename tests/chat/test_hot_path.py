@@ -267,7 +267,6 @@ async def test_a_round_trips_end_writes_what_came_back_not_the_request_again(con
     the reply's fields and the event count, and does not encode the request again to measure it."""
     from playground.chat.hooks import ConversationHooks
     from providers.client.capture import RoundTrip as ClientRoundTrip
-    from providers.client.capture import WireEvent
     from providers.streaming import MessageAccumulator
 
     run = ActiveRun(conversation.pk, frame_interval_s=0.0)
@@ -276,7 +275,7 @@ async def test_a_round_trips_end_writes_what_came_back_not_the_request_again(con
     hooks.rows[0] = row
     # Out of band, so a rewrite would show: the end must leave these columns as they are in the database.
     await RoundTrip.objects.filter(pk=row.pk).aupdate(request={"kept": True}, body_chars=12345)
-    events = [WireEvent(1.0, '{"a":1}'), WireEvent(2.0, "[DONE]")]
+    events = [(1.0, '{"a":1}', None), (2.0, "[DONE]", None)]
     ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, ["a note"], None, events, 200,
                             MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
     await hooks.on_round_trip(0, ended)

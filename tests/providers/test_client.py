@@ -72,6 +72,19 @@ async def test_kept_wire_events_are_not_followed_by_the_garbage_collector() -> N
     assert [(e.t_ms, e.data, e.event) for e in run.snapshot().wire_events] == run.raw_events, "the same, as WireEvent"
 
 
+async def test_a_snapshot_keeps_the_events_as_tuples_and_builds_wire_events_only_when_read() -> None:
+    # A long answer's end is saved as dicts made from the tuples: thousands of WireEvent objects built only to be
+    # turned into dicts cost more than the dicts (docs/performance.md).
+    run = RoundTripRun(endpoint("openai-chat"), weather_request())
+    rt = await run.run()
+    dicts = rt.to_dict()["wire_events"]
+    assert "wire_events" not in vars(rt), "to_dict must not build the WireEvent objects"
+    assert rt.wire_event_dicts() == dicts == [event.to_dict() for event in rt.wire_events]
+    assert rt.raw_events == run.raw_events and rt.raw_events is not run.raw_events
+    run.raw_events.append((99.0, "late", None))  # the snapshot is what had arrived when it was taken
+    assert len(rt.raw_events) == len(dicts) and rt.raw_events[-1] != (99.0, "late", None)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 async def test_wire_request_is_exact_and_secrets_are_redacted(fmt: str) -> None:
     rt = await round_trip(endpoint(fmt), weather_request())
