@@ -1,38 +1,77 @@
-"""Compact JSON text for the hot paths: orjson where it writes what ``json`` would, the standard library otherwise.
+"""Compact JSON text for the hot paths: orjson where it can, the standard library where it cannot, one result.
 
 Every frame a socket gets and every raw event saved is encoded here, thousands of times a second while chats
-stream; orjson does it in about a seventh of the time (docs/performance.md). Its text reads back to the same value
-as ``json.dumps(value, separators=(",", ":"))`` would, with two differences a reader cannot tell apart: characters
-outside ASCII are written as UTF-8 rather than as ``\\u`` escapes, and a float is written in its shortest form
-(``1e-7``, not ``1e-07``). What orjson would write its own way goes to ``json`` instead, so it is encoded, or
-refused, as before: dataclasses, dates, subclasses of ``dict``, ``list``, ``str`` and ``int``, integers beyond 64
-bits, keys that are not strings, lone surrogates and nesting over orjson's limit. ``NaN`` and the infinities are
-the one change: orjson writes ``null`` where ``json`` wrote ``NaN``, which is not JSON and which a browser refuses.
+stream; orjson writes a message of frames in about a seventh of ``json.dumps``'s time (docs/performance.md).
+
+What it writes reads back as ``json.dumps(value, separators=(",", ":"))`` would, in a slightly different form:
+characters outside ASCII as UTF-8 rather than ``\\u`` escapes, a float in its shortest form (``1e-7``, not
+``1e-07``). What orjson would write its own way or refuses (dataclasses, dates, subclasses of ``dict`` and
+``list``, integers beyond 64 bits, keys that are not text, lone surrogates, nesting over 254) goes to ``json``,
+which writes it as it always did or refuses it with ``TypeError``. Three kinds of value differ from ``json``
+alone, alike whichever of the two writes them: a float that is not finite is written ``null`` (``json`` wrote
+``NaN``, which is not JSON: a browser refuses the whole message), a UUID as its text and an ``Enum`` member as its
+value (``json`` refused both, but for ``str`` and ``int`` enums, which it wrote the same way).
 """
 
 from __future__ import annotations
 
+import enum
 import json
+import math
+import uuid
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+_COMPACT = (",", ":")
 
 
 def dumps(value: Any) -> str:
-    """``value`` as compact JSON text; raises ``TypeError`` or ``ValueError`` where ``json.dumps`` would."""
+    """``value`` as compact JSON text; ``TypeError`` for what neither writes (``ValueError`` for a circular one)."""
     try:
         return orjson.dumps(value, option=_OPTIONS).decode()
-    except TypeError:  # orjson.JSONEncodeError: what it will not write, json writes or refuses as it always did
-        return json.dumps(value, separators=(",", ":"))
+    except TypeError:  # orjson.JSONEncodeError: json writes it, or refuses it as it always did
+        return _with_json(value)
+
+
+def _with_json(value: Any) -> str:
+    try:
+        return json.dumps(value, separators=_COMPACT, default=_as_orjson_writes, allow_nan=False)
+    except ValueError as exc:
+        if "float" not in str(exc):  # "Circular reference detected"
+            raise
+    # A NaN or an infinity somewhere, beside what orjson refused: null, as orjson writes it. Rare enough to walk for.
+    return json.dumps(_finite(value), separators=_COMPACT, default=_as_orjson_writes)
+
+
+def _as_orjson_writes(value: Any) -> Any:
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 class CompactEncoder(json.JSONEncoder):
-    """``dumps`` as a ``json.JSONEncoder``, for code that takes an encoder class (a Django ``JSONField``). Asked
-    for an indented, sorted or ``default``-extended text, it writes what ``json`` writes."""
+    """``dumps`` as a ``json.JSONEncoder``, for code that takes an encoder class (a Django ``JSONField``, which
+    gives it no options). Asked to indent, sort, skip keys, refuse ``NaN`` or extend ``default``, it is ``json``'s."""
 
     def encode(self, o: Any) -> str:
-        if self.indent is None and not self.sort_keys and "default" not in self.__dict__:
+        if self._plain():
             return dumps(o)
         return super().encode(o)
+
+    def _plain(self) -> bool:
+        extended = "default" in vars(self) or type(self).default is not json.JSONEncoder.default
+        return self.indent is None and not (self.sort_keys or self.skipkeys or extended) and self.allow_nan

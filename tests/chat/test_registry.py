@@ -158,6 +158,19 @@ async def test_a_frame_that_is_not_json_is_logged_and_the_frames_beside_it_still
     assert "could not be encoded" in caplog.text
 
 
+async def test_frames_that_need_the_slower_encoder_go_with_the_others() -> None:
+    # An integer beyond 64 bits sends the whole message through json; a UUID or a NaN beside it must not break it.
+    import math
+    import uuid
+
+    run, socket = ActiveRun(990010), Socket()
+    run.subscribe(socket.send)
+    ident = uuid.UUID(int=7)
+    run.emit({"id": ident}), run.emit({"n": 2**70}), run.emit({"x": math.nan})
+    await run.flush()
+    assert socket.messages == [[{"id": str(ident)}, {"n": 2**70}, {"x": None}]]
+
+
 async def test_subscribing_again_keeps_the_frames_a_socket_is_owed() -> None:
     run, socket = ActiveRun(990009), Socket()
     run.subscribe(socket.send)

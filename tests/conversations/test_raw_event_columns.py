@@ -8,18 +8,19 @@ import pytest
 from django.db import connection
 
 from playground.conversations.models import RoundTrip, WireEventBatch
-from providers.jsontext import dumps
+from providers.jsontext import CompactEncoder
 
 if TYPE_CHECKING:
     from playground.conversations.models import Conversation
 
 pytestmark = pytest.mark.django_db
 
-# Text outside ASCII (written as UTF-8 by orjson) and an integer beyond 64 bits (written by json): both paths.
+# Written by orjson (text outside ASCII stays UTF-8), and, with an integer beyond 64 bits, by json.
 EVENTS: list[Any] = [
     {"t_ms": 1.5, "event": None, "data": '{"content":"Zürich 🌧"}'},
-    {"t_ms": 2.0, "event": "ping", "data": "[DONE]", "extra": 10**30},
+    {"t_ms": 2.0, "event": "ping", "data": "[DONE]"},
 ]
+BIG = [*EVENTS, {"t_ms": 3.0, "event": None, "data": "x", "extra": 10**30}]
 
 
 def _stored_text(model: type[Any], column: str, pk: int) -> str:
@@ -28,18 +29,26 @@ def _stored_text(model: type[Any], column: str, pk: int) -> str:
         return str(cursor.fetchone()[0])
 
 
-def test_a_round_trips_events_read_back_as_saved(saved: Conversation) -> None:
-    row = RoundTrip.objects.create(conversation=saved, position=99, format="openai-chat", wire_events=EVENTS)
-    assert RoundTrip.objects.get(pk=row.pk).wire_events == EVENTS
-    if connection.vendor == "sqlite":  # PostgreSQL keeps jsonb in its own form, so the text is SQLite's alone
-        assert _stored_text(RoundTrip, "wire_events", row.pk) == dumps(EVENTS)
+def test_both_columns_are_written_by_the_compact_encoder() -> None:
+    assert RoundTrip._meta.get_field("wire_events").encoder is CompactEncoder  # type: ignore[union-attr]
+    assert WireEventBatch._meta.get_field("events").encoder is CompactEncoder  # type: ignore[union-attr]
 
 
-def test_a_batch_of_events_reads_back_as_saved(saved: Conversation) -> None:
+@pytest.mark.parametrize("events", [EVENTS, BIG], ids=["orjson", "json"])
+def test_a_round_trips_events_read_back_as_saved(saved: Conversation, events: list[Any]) -> None:
+    row = RoundTrip.objects.create(conversation=saved, position=99, format="openai-chat", wire_events=events)
+    assert RoundTrip.objects.get(pk=row.pk).wire_events == events
+    if connection.vendor == "sqlite" and events is EVENTS:  # PostgreSQL keeps jsonb in a form of its own
+        text = _stored_text(RoundTrip, "wire_events", row.pk)
+        assert "Zürich 🌧" in text and '"t_ms":1.5,' in text, text  # UTF-8 and compact: orjson wrote it
+
+
+@pytest.mark.parametrize("events", [EVENTS, BIG], ids=["orjson", "json"])
+def test_a_batch_of_events_reads_back_as_saved(saved: Conversation, events: list[Any]) -> None:
     row = RoundTrip.objects.create(conversation=saved, position=99, format="openai-chat")
-    triples = [[e["t_ms"], e["data"], e["event"]] for e in EVENTS] + [[3.0, "x", 10**30]]
+    triples = [[e["t_ms"], e["data"], e.get("extra", e["event"])] for e in events]
     WireEventBatch.objects.bulk_create([WireEventBatch(round_trip=row, seq=0, events=triples)])  # as the saver does
     batch = WireEventBatch.objects.get(round_trip=row)
     assert batch.events == triples
-    if connection.vendor == "sqlite":
-        assert _stored_text(WireEventBatch, "events", batch.pk) == dumps(triples)
+    if connection.vendor == "sqlite" and events is EVENTS:
+        assert "Zürich 🌧" in _stored_text(WireEventBatch, "events", batch.pk)
