@@ -7,6 +7,7 @@ import socket
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from channels.db import database_sync_to_async
 
 from playground.endpoints.checks import check_connection
 from tests.endpoints.support import make_endpoint
@@ -16,7 +17,10 @@ if TYPE_CHECKING:
 
     from playground.teams.models import Team
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The endpoint is made on asgiref's worker thread, whose connection the fixture closes: a thread of its own
+# (asyncio.to_thread) left one open, and PostgreSQL could not drop the test database at the end of the run.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+make_endpoint_async = database_sync_to_async(make_endpoint)
 
 
 @pytest.fixture
@@ -38,7 +42,7 @@ async def test_test_connection_refuses_a_name_that_resolves_to_metadata(
     team: Team, metadata_name: str, settings: SettingsWrapper
 ) -> None:
     settings.CROSSWIRE_ALLOWED_BASE_URLS = ["*"]  # the local default: any URL, yet never the metadata service
-    endpoint = await asyncio.to_thread(make_endpoint, team, base_url=f"http://{metadata_name}/v1", api_key="sk-1234567")
+    endpoint = await make_endpoint_async(team, base_url=f"http://{metadata_name}/v1", api_key="sk-1234567")
     result = await check_connection(endpoint)
     assert not result.ok and result.error_type == "refused"
     assert "169.254.169.254 is a cloud metadata address" in result.message
@@ -48,7 +52,7 @@ async def test_listing_the_name_explicitly_lets_it_through_to_the_network(
     team: Team, metadata_name: str, settings: SettingsWrapper
 ) -> None:
     settings.CROSSWIRE_ALLOWED_BASE_URLS = [f"http://{metadata_name}/"]
-    endpoint = await asyncio.to_thread(make_endpoint, team, base_url=f"http://{metadata_name}/v1", api_key="sk-1234567")
+    endpoint = await make_endpoint_async(team, base_url=f"http://{metadata_name}/v1", api_key="sk-1234567")
     endpoint_client = endpoint.client_endpoint(timeout=0.5)
     assert endpoint_client.address_policy is not None
     assert endpoint_client.address_policy.refusal(metadata_name, "169.254.169.254") is None
