@@ -24,6 +24,7 @@ from playground.tools.schema import check_arguments, field_states
 from providers import events as ev
 from providers.client import RequestSent, Update, WireEvent
 from providers.client import RoundTrip as ClientRoundTrip
+from providers.client.capture import raw_event_dicts
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
 
@@ -321,7 +322,7 @@ def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:
     row.request = dict(round_trip.request)
     row.notes = round_trip.notes
     row.wire_request = None if round_trip.wire_request is None else round_trip.wire_request.to_dict()
-    row.wire_events = round_trip.wire_event_dicts()
+    row.wire_events = raw_event_dicts(round_trip.raw_events)
     row.status_code = round_trip.status
     row.finish_reason = result.finish_reason or ""
     row.raw_finish_reason = result.raw_finish_reason or ""

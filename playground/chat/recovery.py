@@ -17,6 +17,7 @@ from django.db.models import Max
 from playground.chat.registry import BATCH_TYPE
 from playground.conversations.broadcast import conversation_group
 from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip, WireEventBatch
+from providers.client.capture import raw_event_dicts
 from providers.client.replay import replay
 
 INTERRUPTED_MESSAGE = (
@@ -64,7 +65,7 @@ def _close_round_trip(round_trip: RoundTrip) -> None:
     """The streaming round trip as far as it got: its raw events, and its partial answer as an incomplete message."""
     batches = WireEventBatch.objects.filter(round_trip=round_trip).order_by("seq")
     events = [event for batch in batches for event in batch.events]
-    round_trip.wire_events = [*round_trip.wire_events, *({"t_ms": t, "data": d, "event": e} for t, d, e in events)]
+    round_trip.wire_events = [*round_trip.wire_events, *raw_event_dicts(events)]
     result = replay(round_trip.format, [(d, e) for _, d, e in events], streamed=bool(round_trip.request.get("stream")))
     round_trip.error, round_trip.complete = ROUND_TRIP_ERROR, False
     round_trip.finish_reason = result.finish_reason or ""

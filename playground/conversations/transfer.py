@@ -24,6 +24,7 @@ from playground.conversations.shapes import ImportRefused
 from playground.endpoints.models import Endpoint
 from providers import jsonsafe
 from providers.client import redact_headers
+from providers.client.capture import raw_event_dicts
 from providers.client.scrub import Scrubber
 from providers.formats import FORMATS, get_format
 from providers.translation import TranslationError
@@ -102,7 +103,7 @@ def _round_trip_dict(rt: RoundTrip) -> dict[str, Any]:
         # Stored redacted already; redacting again costs nothing and survives a future bug upstream.
         wire["headers"] = redact_headers(dict(wire.get("headers") or {}))
     # A round trip still streaming keeps its events in batches until it ends: the export includes them.
-    batched = [{"t_ms": t, "data": d, "event": e} for b in rt.event_batches.all() for t, d, e in b.events]
+    batched = raw_event_dicts(event for batch in rt.event_batches.all() for event in batch.events)
     return {
         "position": rt.position,
         "format": rt.format,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -74,8 +75,13 @@ class Clock:
         return None if self.first_byte is None else round((self.first_byte - self.started) * 1000, 2)
 
 
-# A raw event as a round trip keeps it while it streams: (t_ms, data, event), the fields of a ``WireEvent``.
+# A raw event as a round trip keeps it while it streams, and as a batch saves it: (t_ms, data, event).
 RawEvent = tuple[float, str, str | None]
+
+
+def raw_event_dicts(events: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Raw events as ``WireEvent.to_dict`` gives them, from (t_ms, data, event) tuples or a batch's lists."""
+    return [{"t_ms": t_ms, "event": event, "data": data} for t_ms, data, event in events]
 
 
 @dataclass
@@ -98,17 +104,13 @@ class RoundTrip:
     def wire_events(self) -> list[WireEvent]:
         return [WireEvent(*event) for event in self.raw_events]
 
-    def wire_event_dicts(self) -> list[dict[str, Any]]:
-        """``[e.to_dict() for e in self.wire_events]``, from the tuples."""
-        return [{"t_ms": t_ms, "event": event, "data": data} for t_ms, data, event in self.raw_events]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": self.format,
             "request": self.request,
             "notes": self.notes,
             "wire_request": None if self.wire_request is None else self.wire_request.to_dict(),
-            "wire_events": self.wire_event_dicts(),
+            "wire_events": raw_event_dicts(self.raw_events),
             "status": self.status,
             "result": self.result.to_dict(),
             "raw_finish_reason": self.result.raw_finish_reason,

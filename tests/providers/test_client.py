@@ -9,6 +9,7 @@ import httpx2
 import pytest
 
 from providers.client import REDACTED, EmitError, Endpoint, RequestSent, RoundTripRun, WireEvent, round_trip
+from providers.client.capture import raw_event_dicts
 from providers.events import ToolCallDelta, ToolCallStart
 from providers.simulator.app import create_server_app
 from providers.types import ChatRequest
@@ -79,7 +80,7 @@ async def test_a_snapshot_keeps_the_events_as_tuples_and_builds_wire_events_only
     rt = await run.run()
     dicts = rt.to_dict()["wire_events"]
     assert "wire_events" not in vars(rt), "to_dict must not build the WireEvent objects"
-    assert rt.wire_event_dicts() == dicts == [event.to_dict() for event in rt.wire_events]
+    assert raw_event_dicts(rt.raw_events) == dicts == [event.to_dict() for event in rt.wire_events]
     assert rt.raw_events == run.raw_events and rt.raw_events is not run.raw_events
     run.raw_events.append((99.0, "late", None))  # the snapshot is what had arrived when it was taken
     assert len(rt.raw_events) == len(dicts) and rt.raw_events[-1] != (99.0, "late", None)
