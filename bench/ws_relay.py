@@ -12,12 +12,12 @@ send is the cost of reading a provider's stream in the same process; the gap bet
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from ws_bare import Message, Receive, Send, send_frames, serve_chat
 
+from providers import jsontext
 from providers.client.capture import WireRequest
 from providers.client.sdk import Endpoint, open_response
 
@@ -48,7 +48,7 @@ async def _relay(send: Send, key: str) -> None:
                     continue
                 t_ms = round((time.perf_counter() - started) * 1000, 2)
                 frames: list[Message] = [{"type": "rt.wire", "rt": 0, "t_ms": t_ms, "event": None, "data": data}]
-                delta = (json.loads(data).get("choices") or [{}])[0].get("delta", {})
+                delta = (jsontext.loads(data).get("choices") or [{}])[0].get("delta", {})
                 if delta.get("content"):
                     frames.append({"type": "rt.delta", "rt": 0, "kind": "text", "text": delta["content"]})
                 await send_frames(send, frames)

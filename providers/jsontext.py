@@ -11,6 +11,9 @@ which writes it as it always did or refuses it with ``TypeError``. Three kinds o
 alone, alike whichever of the two writes them: a float that is not finite is written ``null`` (``json`` wrote
 ``NaN``, which is not JSON: a browser refuses the whole message), a UUID as its text and an ``Enum`` member as its
 value (``json`` refused both, but for ``str`` and ``int`` enums, which it wrote the same way).
+
+``loads`` reads each chunk of a provider's stream: the value ``json.loads`` gives, or its error, in about half its
+time for a chunk of a few hundred bytes.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ import orjson
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 _COMPACT = (",", ":")
+# orjson reads an integer beyond 64 bits as a float, silently: such text goes to json, which keeps it exact. Only a
+# run of 19 digits can hold one; mapping every byte to "0" (a digit) or " " finds a run in a fraction of a regex's time.
+_DIGITS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def dumps(value: Any) -> str:
@@ -33,6 +40,16 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value, option=_OPTIONS).decode()
     except TypeError:  # orjson.JSONEncodeError: json writes it, or refuses it as it always did
         return _with_json(value)
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``: the same value, or the same ``json.JSONDecodeError``, read by orjson when it can."""
+    if _LONG_RUN not in text.encode("utf-8", "surrogatepass").translate(_DIGITS):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # NaN, 1e999, a lone surrogate, invalid JSON: json reads it as it always did, or says why not
+    return json.loads(text)
 
 
 def _with_json(value: Any) -> str:

@@ -47,10 +47,18 @@ class SSEParser:
         lines = _LINE_END.split(self._buffer) if "\r" in self._buffer else self._buffer.split("\n")
         self._buffer = lines.pop()  # an unterminated last line waits for more bytes
         out: list[SSEEvent] = []
-        for line in lines:
+        index, last = 0, len(lines) - 1
+        while index <= last:
+            line = lines[index]
+            if index < last and not lines[index + 1] and line.startswith("data: ") and self._nothing_pending():
+                # Nearly every event: one "data: " line, then the blank line. Made in one step, not three.
+                out.append(SSEEvent(line[6:]))
+                index += 2
+                continue
             event = self._line(line)
             if event is not None:
                 out.append(event)
+            index += 1
         return out
 
     def close(self) -> list[SSEEvent]:
@@ -58,6 +66,9 @@ class SSEParser:
         out = self.feed("\n") if self._buffer else []
         self._data, self._event, self._id = [], None, None
         return out
+
+    def _nothing_pending(self) -> bool:
+        return not self._data and self._event is None and self._id is None
 
     def _decode(self, chunk: bytes) -> str:
         raw = self._decoder_tail + chunk

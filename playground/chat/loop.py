@@ -7,6 +7,7 @@ loop runs under the WebSocket consumer, a view or a test.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -107,9 +108,8 @@ class ToolLoop:
         return Outcome("max_round_trips", limit, f"Stopped after {limit} model round trips (the configured maximum).")
 
     async def _round_trip(self, index: int) -> RoundTrip:
-        async def emit(update: Update) -> None:
-            await self.hooks.on_update(index, update)
-
+        # A partial, not a wrapping coroutine: every streamed event passes through it, twice per delta.
+        emit = functools.partial(self.hooks.on_update, index)
         request: ChatRequest = {**self.request, "messages": list(self.messages)}
         run = RoundTripRun(self.endpoint, request, emit, self.strategy, self.strategy_notes, read_hold=self.read_hold)
         try:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers import events as ev
+from providers import jsontext
 from providers.anthropic.errors import error_from_event
 from providers.anthropic.mapping import finish_reason, usage_from_wire
 from providers.errors import ProviderError
@@ -65,7 +66,7 @@ class AnthropicStreamDecoder:
         if not event.data.strip():
             return []
         try:
-            data = json.loads(event.data)
+            data = jsontext.loads(event.data)
         except ValueError:
             error = ProviderError("invalid_response", f"Unreadable stream event: {event.data[:200]}", raw=event.data)
             return [ev.StreamError(error)]

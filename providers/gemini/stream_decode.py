@@ -19,11 +19,11 @@ Quirks absorbed (wire-formats.md §4.2-§4.4):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from providers import events as ev
+from providers import jsontext
 from providers.errors import ProviderError
 from providers.gemini.assistant import (
     KnownCall,
@@ -63,7 +63,7 @@ class GeminiStreamDecoder:
         if not text or (self.state.ended and not self.state.finished):
             return []
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except ValueError:
             error = ProviderError("invalid_response", f"stream chunk is not JSON: {text[:120]}", raw=text)
             return [*self._kept(), ev.StreamError(error)]

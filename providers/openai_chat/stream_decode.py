@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers import events as ev
+from providers import jsontext
 from providers.errors import ProviderError
 from providers.openai_chat.errors import stream_error
 from providers.openai_chat.wire import REASONING_KEYS, call_fields, decode_usage, map_finish, synthetic_id
@@ -81,7 +82,7 @@ class OpenAIChatStreamDecoder:
         if data == "[DONE]":
             return self._done()
         try:
-            chunk = json.loads(data)
+            chunk = jsontext.loads(data)
         except ValueError:
             if event.event == "error":  # an error event is an error even when its text is not JSON
                 return self._fail(ProviderError("stream", data[:300], raw=data))

@@ -23,12 +23,12 @@ Quirks absorbed (wire-formats.md §2.3-§2.5):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from providers import events as ev
+from providers import jsontext
 from providers.errors import ProviderError
 from providers.openai_responses.assistant import assistant_from_items, call_fields, item_kind, turn_fields
 from providers.openai_responses.errors import failed_error, stream_error
@@ -94,7 +94,7 @@ class OpenAIResponsesStreamDecoder:
         if self.state.ended or not text:
             return []
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except ValueError:
             if event.event == "error":  # an error event is an error even when its text is not JSON
                 return [ev.StreamError(ProviderError("stream", text[:300], raw=text))]

@@ -383,3 +383,10 @@ def test_an_incomplete_result_just_stops() -> None:
     result = StreamResult({"role": "assistant", "content": "Half"}, None, None, None, None, False)
     names = [event.event for event in encode_stream(result, model="m", response_id="r")]
     assert names == ["message_start", "content_block_start", "ping", "content_block_delta", "content_block_stop"]
+
+
+def test_a_whole_number_beyond_64_bits_in_a_block_starts_input_stays_exact() -> None:
+    big = -(2**64) - 3
+    block = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"id": big}}
+    _, result = _decode([MESSAGE_START, _start(0, block), _stop(0)])
+    assert result.message["tool_calls"][0]["function"]["arguments"] == f'{{"id":{big}}}'

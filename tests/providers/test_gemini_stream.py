@@ -323,3 +323,11 @@ def test_the_ids_announced_as_calls_arrive_are_the_ids_of_the_final_message() ->
     # The first chunk had no responseId: it seeds every id of the turn, as announced and as kept.
     assert [c["id"] for c in result.message["tool_calls"]] == starts
     assert starts == [synthetic_call_id("", 0, "a", "{}"), synthetic_call_id("", 1, "b", '{"x":1}')]
+
+
+def test_a_whole_number_beyond_64_bits_in_a_calls_arguments_stays_exact() -> None:
+    big = 2**70 + 1  # a float would change its last digits
+    events = [_chunk({"functionCall": {"name": "f", "args": {"id": big, "n": 1.5}}}, finish="STOP")]
+    _, result = _decode(events)
+    assert json.loads(result.message["tool_calls"][0]["function"]["arguments"]) == {"id": big, "n": 1.5}
+    assert str(big) in result.message["tool_calls"][0]["function"]["arguments"]

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from providers.sse import SSEEvent, SSEParser, looks_like_sse, parse
 
 
@@ -106,3 +109,48 @@ def test_looks_like_sse() -> None:
     assert looks_like_sse(": comment first\ndata: x\n\n")
     assert not looks_like_sse('{"choices": []}')
     assert not looks_like_sse('  {"error": {"message": "data: no"}}')
+
+
+def _reference(text: str) -> list[SSEEvent]:
+    """The event-stream rules applied line by line to the whole text at once: the parser's oracle."""
+    events: list[SSEEvent] = []
+    data: list[str] = []
+    name: str | None = None
+    ident: str | None = None
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:  # the unterminated tail waits
+        if not line:
+            if data or name is not None:
+                events.append(SSEEvent("\n".join(data), name, ident))
+            data, name, ident = [], None, None
+            continue
+        field_name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if line.startswith(":"):
+            continue
+        if field_name == "data":
+            data.append(value)
+        elif field_name == "event":
+            name = value
+        elif field_name == "id":
+            ident = value
+    return events
+
+
+LINES = st.sampled_from(
+    ["data: {}", "data: a", "data:", "data: ", "data:b", "event: x", "id: 7", ": note", "retry: 1", "", "data"]
+)
+
+
+@given(
+    st.lists(st.tuples(LINES, st.sampled_from(["\n", "\r\n", "\r"])), max_size=30),
+    st.lists(st.integers(min_value=0, max_value=400), max_size=6),
+)
+def test_any_stream_cut_anywhere_parses_as_the_rules_say(lines: list[tuple[str, str]], cuts: list[int]) -> None:
+    text = "".join(line + end for line, end in lines)
+    if text.endswith("\r"):
+        text += "\n"  # a final lone CR waits for a possible LF; the reference ends it at once
+    body = text.encode()
+    points = sorted({min(cut, len(body)) for cut in cuts})
+    chunks = [body[start:end] for start, end in zip([0, *points], [*points, len(body)], strict=True)]
+    parser = SSEParser()
+    assert [event for chunk in chunks for event in parser.feed(chunk)] == _reference(text)
