@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -63,8 +64,23 @@ def test_each_case_where_the_two_readers_could_differ(text: str) -> None:
 
 def test_a_long_run_of_digits_inside_text_still_reads_the_same() -> None:
     text = '{"id":"call_12345678901234567890123","n":7}'  # the guard sends it to json; the value is the same
-    assert loads(text) == {"id": "call_12345678901234567890123", "n": 7}
-    assert type(loads("[12345678901234567890123]")[0]) is int
+    assert repr(loads(text)) == repr({"id": "call_12345678901234567890123", "n": 7})
+    assert repr(loads("[12345678901234567890123]")) == "[12345678901234567890123]"
+
+
+@pytest.mark.parametrize("depth", [1, 255, 256, 600, 995, 1100])
+def test_nesting_reads_or_fails_as_json_does_at_any_depth(depth: int) -> None:
+    # orjson reads 1,024 levels; json only as deep as the recursion limit allows from here, and raises RecursionError.
+    for text in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+        assert outcome(loads, text) == outcome(json.loads, text)
+
+
+def test_reading_a_text_leaves_it_the_size_it_was() -> None:
+    # Given a str outside ASCII, orjson would keep a UTF-8 copy on it; stream texts live as long as their round trip.
+    text = '{"content":"日本語のテキスト' + "x" * 150 + '"}'
+    size = sys.getsizeof(text)
+    assert loads(text) == {"content": "日本語のテキスト" + "x" * 150}
+    assert sys.getsizeof(text) == size
 
 
 def test_a_lone_surrogate_in_the_text_itself_reads_as_json_reads_it() -> None:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from providers.sse import SSEEvent, SSEParser, looks_like_sse, parse
@@ -119,9 +119,9 @@ def _reference(text: str) -> list[SSEEvent]:
     ident: str | None = None
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:  # the unterminated tail waits
         if not line:
-            if data or name is not None:
+            if data or name is not None:  # a blank line with neither dispatches nothing and keeps the id
                 events.append(SSEEvent("\n".join(data), name, ident))
-            data, name, ident = [], None, None
+                data, name, ident = [], None, None
             continue
         field_name, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
@@ -137,10 +137,24 @@ def _reference(text: str) -> list[SSEEvent]:
 
 
 LINES = st.sampled_from(
-    ["data: {}", "data: a", "data:", "data: ", "data:b", "event: x", "id: 7", ": note", "retry: 1", "", "data"]
+    [
+        "data: {}",
+        "data: a",
+        "data:",
+        "data: ",
+        "data:b",
+        "data: 東京 é",
+        "event: x",
+        "id: 7",
+        ": note",
+        "retry: 1",
+        "",
+        "data",
+    ]
 )
 
 
+@settings(max_examples=1000)
 @given(
     st.lists(st.tuples(LINES, st.sampled_from(["\n", "\r\n", "\r"])), max_size=30),
     st.lists(st.integers(min_value=0, max_value=400), max_size=6),
