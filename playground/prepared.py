@@ -8,8 +8,9 @@ A ``PreparedQuery`` asks the ORM for its statement once per connection, built wi
 caller's, and keeps the SQL, where each of the caller's values goes, and the compiler, whose converters turn the
 columns back into what the ORM would return (JSON, dates, model instances). A ``PreparedUpdate`` keeps an UPDATE
 whose WHERE the ORM compiled, and prepares each value with its field, as ``QuerySet.update`` does; a
-``PreparedDelete``, the ORM's DELETE of rows that nothing refers to and no signal watches. The SQL is the
-ORM's own, per database vendor; only the values travel, through the same cursor (query counts and wrappers see them).
+``PreparedDelete``, the ORM's DELETE of rows that nothing refers to and no signal watches; a ``PreparedInsert``, the
+rows of a bulk insert, each value prepared by its field, run as one statement for every row. The SQL is the ORM's
+own, per database vendor; only the values travel, through the same cursor (query counts and wrappers see them).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connections, models
+from django.db import connections, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.deletion import Collector
 from django.db.models.signals import post_delete, pre_delete
@@ -52,6 +53,13 @@ class _Statement:
 
     def bind(self, values: Sequence[Any]) -> list[Any]:
         return [param if slot is None else values[slot] for param, slot in zip(self.params, self.slots, strict=True)]
+
+
+def _prepare(field: Any, value: Any, connection: BaseDatabaseWrapper) -> Any:
+    """A value as the ORM writes it to ``field`` (a model instance as its key, JSON as text)."""
+    if hasattr(value, "prepare_database_save"):
+        value = value.prepare_database_save(field)
+    return field.get_db_prep_save(value, connection=connection)
 
 
 _ATTRIBUTE = "crosswire_prepared"  # where a connection object keeps its statements
@@ -151,16 +159,10 @@ class PreparedUpdate:
     def run(self, values: Mapping[str, Any], *args: Any) -> int:
         """Set ``values`` (every field named at construction) on the rows ``where`` finds; how many it changed."""
         connection, statement = self._cache.statement(self._compile)
-        prepared = [self._prepare(field, values[field.name], connection) for field in self._fields]
+        prepared = [_prepare(field, values[field.name], connection) for field in self._fields]
         with connection.cursor() as cursor:
             cursor.execute(statement.sql, [*prepared, *statement.bind(self._cache.values(args))])
             return int(cursor.rowcount)
-
-    @staticmethod
-    def _prepare(field: Any, value: Any, connection: BaseDatabaseWrapper) -> Any:
-        if hasattr(value, "prepare_database_save"):
-            value = value.prepare_database_save(field)
-        return field.get_db_prep_save(value, connection=connection)
 
 
 class PreparedDelete:
@@ -194,3 +196,36 @@ class PreparedDelete:
         with connection.cursor() as cursor:
             cursor.execute(statement.sql, statement.bind(values))
             return int(cursor.rowcount)
+
+
+class PreparedInsert:
+    """``bulk_create`` of rows given as values of ``fields`` (no model instances, no primary keys read back, no
+    signals: as ``bulk_create``), in one transaction, as one statement run for every row (``executemany``).
+
+    ``bulk_create`` builds an instance per row, then a statement as long as all the rows, every time. On a busy
+    process that Python work holds the interpreter (the GIL) away from the event loop: 100 raw-event batches took
+    2-4 ms, which every stream of the process waited out (docs/performance.md)."""
+
+    def __init__(self, model: type[models.Model], fields: Sequence[str], using: str = "default") -> None:
+        self._fields = [model._meta.get_field(name) for name in fields]
+        if any(hasattr(field, "get_placeholder") for field in self._fields):  # binary, array, range: their own SQL
+            raise ValueError("a field with its own placeholder cannot be prepared")
+        self._model, self._using = model, using
+        self._cache = _PerConnection((), using)
+
+    def _compile(self, connection: BaseDatabaseWrapper) -> _Statement:
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in self._fields)  # type: ignore[union-attr]
+        marks = ", ".join("%s" for _ in self._fields)
+        return _Statement(f"INSERT INTO {quote(self._model._meta.db_table)} ({columns}) VALUES ({marks})", (), ())
+
+    def run(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert ``rows``, each one value per field named at construction, in that order."""
+        if not rows:
+            return
+        connection, statement = self._cache.statement(self._compile)
+        prepared = [
+            [_prepare(field, value, connection) for field, value in zip(self._fields, row, strict=True)] for row in rows
+        ]
+        with transaction.atomic(using=self._using, savepoint=False), connection.cursor() as cursor:
+            cursor.executemany(statement.sql, prepared)

@@ -2,9 +2,11 @@
 
 Saving never holds up the stream: ``EventSaver.add`` only appends. One writer per process (per event loop) gathers
 what every streaming round trip has added and writes it every ``EVERY_S`` (sooner once ``MAX_EVENTS`` wait for one
-round trip) as one multi-row insert, through the ORM's worker thread, while the runs go on reading. With a hundred
-chats streaming that is four inserts a second instead of four hundred: a commit, a thread hop and a connection
-check each, which took a third of the server's CPU and showed as stalls of every stream (docs/performance.md).
+round trip) in one transaction, through the ORM's worker thread, while the runs go on reading. With a hundred
+chats streaming that is four writes a second instead of four hundred: a commit, a thread hop and a connection
+check each, which took a third of the server's CPU and showed as stalls of every stream (docs/performance.md). The
+rows are plain values, written by a statement built once (``PreparedInsert``): the ORM's model instances and its
+statement as long as all the rows held the interpreter long enough to stall every stream four times a second.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ import logging
 import weakref
 from dataclasses import dataclass, field
 
+from playground.chat.orm import orm_thread
 from playground.conversations.models import RoundTrip, WireEventBatch
+from playground.prepared import PreparedInsert
 
 EVERY_S = 0.25
 MAX_EVENTS = 200
 Event = tuple[float, str, str | None]
+Batch = tuple[int, int, list[Event]]  # a WireEventBatch row: round trip id, seq, events
+_INSERT = PreparedInsert(WireEventBatch, ("round_trip", "seq", "events"))
 
 logger = logging.getLogger(__name__)
 
@@ -82,24 +88,23 @@ class BatchWriter:
             self._wake.clear()
             await self._write(self._take())
 
-    def _take(self) -> list[tuple[EventSaver, WireEventBatch]]:
+    def _take(self) -> list[tuple[EventSaver, Batch]]:
         batches = []
         for saver in self.waiting.values():
             if saver.closed or not saver.pending:
                 continue
-            batch = WireEventBatch(round_trip=saver.round_trip, seq=saver.seq, events=saver.pending)
+            batches.append((saver, (saver.round_trip.pk, saver.seq, saver.pending)))
             saver.pending, saver.seq = [], saver.seq + 1
-            batches.append((saver, batch))
         self.waiting.clear()
         return batches
 
-    async def _write(self, batches: list[tuple[EventSaver, WireEventBatch]]) -> None:
+    async def _write(self, batches: list[tuple[EventSaver, Batch]]) -> None:
         if not batches:
             return
         self._writing = {id(saver) for saver, _ in batches}
         self._written = asyncio.get_running_loop().create_future()
         try:
-            await WireEventBatch.objects.abulk_create([batch for _, batch in batches])
+            await orm_thread(_INSERT.run)([batch for _, batch in batches])
         except Exception as exc:
             # The runs go on: their events are still kept in memory and saved whole when each round trip ends.
             logger.warning("could not save %d batch(es) of raw events: %s", len(batches), exc)

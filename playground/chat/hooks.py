@@ -96,6 +96,21 @@ class ConversationHooks:
     async def _request_sent(self, rt: int, update: RequestSent) -> None:
         self.run.new_round_trip()
         self.calls = {}
+        self.strategy = update.strategy
+        wire_request = update.wire_request.to_dict()
+        # Emitted before the row is saved, the round trip's first wait: it leaves in one message with what the run
+        # emitted before (its status, at a turn's start), so the provider's first chunks find the pacing's slack
+        # unspent (pacing.py). A row that fails to save ends the run with an error, which the pages are told.
+        self.run.emit(
+            {
+                "type": "rt.start",
+                "rt": rt,
+                "request": update.request,
+                "notes": update.notes,
+                "wire_request": wire_request,
+                "strategy": update.strategy,
+            }
+        )
         self.rows[rt] = await RoundTrip.objects.acreate(
             conversation=self.conversation,
             position=rt,
@@ -103,20 +118,9 @@ class ConversationHooks:
             model=self.conversation.model,
             request=dict(update.request),
             notes=update.notes,
-            wire_request=update.wire_request.to_dict(),
+            wire_request=wire_request,
         )
         self.savers[rt] = EventSaver(self.rows[rt])
-        self.run.emit(
-            {
-                "type": "rt.start",
-                "rt": rt,
-                "request": update.request,
-                "notes": update.notes,
-                "wire_request": update.wire_request.to_dict(),
-                "strategy": update.strategy,
-            }
-        )
-        self.strategy = update.strategy
 
     def _track_call(self, rt: int, event: ev.Event) -> None:
         """Follow each call's arguments so a finished call is validated against its tool's schema at once."""

@@ -57,6 +57,7 @@ class RawResponse(Protocol):
 
 
 _E = TypeVar("_E", bound=BaseException)
+_C = TypeVar("_C")
 OnRequest = Callable[[WireRequest], Awaitable[None]]
 
 
@@ -149,9 +150,11 @@ async def open_response(
             async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
                 yield raw
             return
-        resource = sdk_resource(endpoint, sdk_client(endpoint, http))
+        client = sdk_client(endpoint, http)
+        resource = sdk_resource(endpoint, client)
         kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
         async with resource.with_streaming_response.create(**kwargs) as response:
+            remember_platform(client)
             yield response
 
 
@@ -177,10 +180,33 @@ def sdk_client(endpoint: Endpoint, http: httpx2.AsyncClient) -> Any:
     if endpoint.format == "anthropic":
         import anthropic
 
-        return anthropic.AsyncAnthropic(**common)
+        return _with_platform(anthropic.AsyncAnthropic(**common))
     import openai
 
-    return openai.AsyncOpenAI(**common)
+    return _with_platform(openai.AsyncOpenAI(**common))
+
+
+# Each SDK client asks which OS it runs on (its X-Stainless-OS header) once, in a worker thread, before its first
+# request, because the answer may take blocking calls. Our clients live one round trip, so that was a thread hop
+# every round trip: CPU, and a wait before the request hook, which split a turn's first frames into two messages
+# (pacing.py counts messages). The answer is the process's: the first client of each SDK finds it, the others reuse
+# it. ``_platform`` is the attribute both SDKs (as pinned) keep it in; tests/providers/test_sdk_platform.py fails if
+# they stop doing so.
+_PLATFORMS: dict[type, Any] = {}
+
+
+def _with_platform(client: _C) -> _C:
+    known = _PLATFORMS.get(type(client))
+    if known is not None and getattr(client, "_platform", known) is None:
+        client._platform = known  # type: ignore[attr-defined]
+    return client
+
+
+def remember_platform(client: Any) -> None:
+    """After a client's first request: its answer serves every later client of its SDK in this process."""
+    platform = getattr(client, "_platform", None)
+    if platform is not None:
+        _PLATFORMS.setdefault(type(client), platform)
 
 
 def sdk_exceptions(endpoint: Endpoint) -> Any:

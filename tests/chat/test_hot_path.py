@@ -7,6 +7,8 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -38,13 +40,13 @@ def count_writes(monkeypatch: pytest.MonkeyPatch, every_s: float = 0.05) -> list
     """The round trips of each write the batch writer makes (it still writes them), every ``every_s``."""
     monkeypatch.setattr(event_saver, "EVERY_S", every_s)
     writes: list[set[int]] = []
-    real = WireEventBatch.objects.abulk_create
+    real = event_saver._INSERT.run
 
-    async def counted(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
-        writes.append({row.round_trip_id for row in rows})
-        return await real(rows, *args, **kwargs)
+    def counted(rows: list[event_saver.Batch]) -> None:
+        writes.append({round_trip for round_trip, _, _ in rows})
+        real(rows)
 
-    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", counted)
+    monkeypatch.setattr(event_saver._INSERT, "run", counted)
     return writes
 
 
@@ -93,22 +95,22 @@ async def test_a_round_trip_with_many_events_waiting_is_written_before_the_inter
 async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_written(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = WireEventBatch.objects.abulk_create
-    started = asyncio.Event()
+    real = event_saver._INSERT.run
+    started = threading.Event()
 
-    async def slow(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
+    def slow(rows: list[event_saver.Batch]) -> None:
         started.set()
-        await asyncio.sleep(0.2)  # a busy database
-        return await real(rows, *args, **kwargs)
+        time.sleep(0.2)  # a busy database (on the ORM's thread, where the write runs)
+        real(rows)
 
-    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", slow)
+    monkeypatch.setattr(event_saver._INSERT, "run", slow)
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row, other] = await round_trips(conversation, 2)
     await asyncio.sleep(0.3)
     saver, other_saver = EventSaver(row), EventSaver(other)
     saver.add((1.0, "written", None))
     other_saver.add((1.0, "other", None))
-    await started.wait()
+    await asyncio.to_thread(started.wait, 5)
     saver.add((2.0, "never written: the whole replaces it", None))
     await saver.close()
     # Once close returns, the batch being written has landed: deleting the batches now leaves none behind.
@@ -122,10 +124,10 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
 async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def database_away(rows: list[WireEventBatch], *args: Any, **kwargs: Any) -> list[WireEventBatch]:
+    def database_away(rows: list[event_saver.Batch]) -> None:
         raise RuntimeError("database is away")
 
-    monkeypatch.setattr(WireEventBatch.objects, "abulk_create", database_away)
+    monkeypatch.setattr(event_saver._INSERT, "run", database_away)
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row] = await round_trips(conversation, 1)
     await asyncio.sleep(0.3)

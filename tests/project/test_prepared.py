@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, connections
+from django.db import IntegrityError, connection, connections
 from django.db.models.signals import post_delete
 from django.utils import timezone
 
-from playground.conversations.models import Conversation, Message
+from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
-from playground.prepared import PreparedDelete, PreparedQuery, PreparedUpdate
+from playground.prepared import PreparedDelete, PreparedInsert, PreparedQuery, PreparedUpdate
 from playground.teams.models import Team
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +128,41 @@ def test_an_update_writes_what_queryset_update_writes(chats: list[Conversation],
     )
     assert release.run({"status": "idle", "run_by": None, "endpoint": None}, chats[0].pk) == 1
     assert Conversation.objects.filter(pk=chats[0].pk, run_by=None, endpoint=None, status="idle").exists()
+
+
+def stored_events(round_trip: int) -> list[tuple[int, str]]:
+    """The batches' events as the database holds them (the JSON text, not the decoded value), by seq."""
+    table, quote = WireEventBatch._meta.db_table, connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT seq, events FROM {quote(table)} WHERE round_trip_id = %s ORDER BY seq", [round_trip])
+        return list(cursor.fetchall())
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as the ORM's thread runs it: the insert's own transaction
+def test_an_insert_writes_what_bulk_create_writes_in_one_transaction(chats: list[Conversation]) -> None:
+    mine, theirs = (RoundTrip.objects.create(conversation=chats[0], position=n, format="openai-chat") for n in (0, 1))
+    events = [[[0.5, '{"a": "ü \\" \\u2028"}', None], [1.25, "data", "message_start"]], [[2.0, "x" * 3000, None]]]
+    insert = PreparedInsert(WireEventBatch, ("round_trip", "seq", "events"))
+    sent: list[tuple[str, bool]] = []
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        sent.append((sql, many))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        insert.run([(mine.pk, seq, batch) for seq, batch in enumerate(events)])
+        insert.run([])  # nothing to write: no statement
+    inserts = [many for sql, many in sent if sql.startswith("INSERT")]
+    assert inserts == [True], "one statement for every row, none for no rows"
+    WireEventBatch.objects.bulk_create(
+        [WireEventBatch(round_trip=theirs, seq=seq, events=batch) for seq, batch in enumerate(events)]
+    )
+    assert stored_events(mine.pk) == stored_events(theirs.pk)
+    assert [b.events for b in WireEventBatch.objects.filter(round_trip=mine)] == events
+    # The rows go together or not at all: a seq taken fails the whole insert.
+    with pytest.raises(IntegrityError):
+        insert.run([(theirs.pk, 7, []), (theirs.pk, 0, [])])
+    assert not WireEventBatch.objects.filter(round_trip=theirs, seq=7).exists()
 
 
 def test_a_delete_removes_what_the_orms_delete_removes_and_refuses_a_cascade(chats: list[Conversation]) -> None:
