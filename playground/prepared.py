@@ -198,6 +198,13 @@ class PreparedDelete:
             return int(cursor.rowcount)
 
 
+def _database_fills(field: Any) -> bool:
+    """Whether an INSERT may leave ``field`` out: the database numbers it, defaults it or leaves it null."""
+    if getattr(field, "db_returning", False) or field.has_db_default():  # an auto key, a database default
+        return True
+    return bool(field.null) and not field.has_default()
+
+
 class PreparedInsert:
     """``bulk_create`` of rows given as values of ``fields`` (no model instances, no primary keys read back, no
     signals: as ``bulk_create``), in one transaction, as one statement run for every row (``executemany``).
@@ -210,6 +217,11 @@ class PreparedInsert:
         self._fields = [model._meta.get_field(name) for name in fields]
         if any(hasattr(field, "get_placeholder") for field in self._fields):  # binary, array, range: their own SQL
             raise ValueError("a field with its own placeholder cannot be prepared")
+        # A field left out gets what the database gives it; one whose value comes from Python (a default, or a
+        # required value) would make every insert fail, where bulk_create would have filled it.
+        left = [f.name for f in model._meta.concrete_fields if f not in self._fields and not _database_fills(f)]
+        if left:
+            raise ValueError(f"{model.__name__} rows need values for {', '.join(left)}")
         self._model, self._using = model, using
         self._cache = _PerConnection((), using)
 

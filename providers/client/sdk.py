@@ -153,9 +153,11 @@ async def open_response(
         client = sdk_client(endpoint, http)
         resource = sdk_resource(endpoint, client)
         kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
-        async with resource.with_streaming_response.create(**kwargs) as response:
+        try:
+            async with resource.with_streaming_response.create(**kwargs) as response:
+                yield response
+        finally:  # asked before the request went, whether or not it was answered (a 401 too)
             remember_platform(client)
-            yield response
 
 
 def sdk_resource(endpoint: Endpoint, client: Any) -> Any:
@@ -203,7 +205,7 @@ def _with_platform(client: _C) -> _C:
 
 
 def remember_platform(client: Any) -> None:
-    """After a client's first request: its answer serves every later client of its SDK in this process."""
+    """After a client's first request, answered or not: its answer serves every later client of its SDK here."""
     platform = getattr(client, "_platform", None)
     if platform is not None:
         _PLATFORMS.setdefault(type(client), platform)

@@ -96,12 +96,13 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = event_saver._INSERT.run
-    started = threading.Event()
+    started, finished = threading.Event(), threading.Event()
 
     def slow(rows: list[event_saver.Batch]) -> None:
         started.set()
         time.sleep(0.2)  # a busy database (on the ORM's thread, where the write runs)
         real(rows)
+        finished.set()
 
     monkeypatch.setattr(event_saver._INSERT, "run", slow)
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
@@ -113,7 +114,9 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
     await asyncio.to_thread(started.wait, 5)
     saver.add((2.0, "never written: the whole replaces it", None))
     await saver.close()
-    # Once close returns, the batch being written has landed: deleting the batches now leaves none behind.
+    # Once close returns, the batch being written has landed: deleting the batches now leaves none behind. (Read
+    # on the ORM's thread, the rows would be there anyway: that read waits for the write. The event does not.)
+    assert finished.is_set(), "close returned while its batch was still being written"
     assert [events[0][1] for rt, _, events in await saved_batches() if rt == row.pk] == ["written"]
     await other_saver.close()
     saver.add((3.0, "after close", None))

@@ -6,12 +6,14 @@ measures a second turn."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from playground.chat.registry import REGISTRY
 from tests.chat.conftest import FRAME_TIMEOUT_S, open_chat, options
 
 if TYPE_CHECKING:
@@ -34,9 +36,15 @@ async def turn_messages(
     messages: list[list[dict[str, Any]]] = []
     while not messages or messages[-1][-1]["type"] != "run.end":
         message = await chat.receive_json_from(timeout=FRAME_TIMEOUT_S)
+        assert not isinstance(message, dict) or message["type"] != "error", message
         if isinstance(message, list):
             messages.append(message)
     await chat.disconnect()
+    # run.end goes out before the run has let go of the conversation: the next turn would be refused until then.
+    for _ in range(1000):
+        if not REGISTRY.is_running(conversation.pk):
+            break
+        await asyncio.sleep(0.01)
     return messages
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.db import connection
 
+from playground.chat import event_saver
 from playground.conversations.models import RoundTrip, WireEventBatch
 from providers.jsontext import CompactEncoder
 
@@ -47,7 +48,7 @@ def test_a_round_trips_events_read_back_as_saved(saved: Conversation, events: li
 def test_a_batch_of_events_reads_back_as_saved(saved: Conversation, events: list[Any]) -> None:
     row = RoundTrip.objects.create(conversation=saved, position=99, format="openai-chat")
     triples = [[e["t_ms"], e["data"], e.get("extra", e["event"])] for e in events]
-    WireEventBatch.objects.bulk_create([WireEventBatch(round_trip=row, seq=0, events=triples)])  # as the saver does
+    event_saver._INSERT.run([(row.pk, 0, triples)])  # as the saver writes them
     batch = WireEventBatch.objects.get(round_trip=row)
     assert batch.events == triples
     if connection.vendor == "sqlite" and events is EVENTS:

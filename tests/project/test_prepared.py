@@ -159,10 +159,18 @@ def test_an_insert_writes_what_bulk_create_writes_in_one_transaction(chats: list
     )
     assert stored_events(mine.pk) == stored_events(theirs.pk)
     assert [b.events for b in WireEventBatch.objects.filter(round_trip=mine)] == events
-    # The rows go together or not at all: a seq taken fails the whole insert.
+    # The rows go together or not at all: a seq taken fails the whole insert. (Only SQLite would commit the first
+    # row without the transaction: PostgreSQL's pipelined executemany is all or nothing on its own.)
     with pytest.raises(IntegrityError):
         insert.run([(theirs.pk, 7, []), (theirs.pk, 0, [])])
     assert not WireEventBatch.objects.filter(round_trip=theirs, seq=7).exists()
+
+
+def test_an_insert_that_would_leave_out_a_value_from_python_is_refused() -> None:
+    # Required (conversation, role), defaults from Python (complete, meta), set by the ORM (created_at: auto_now_add).
+    # The key is numbered by the database and round_trip may be null: those two may be left out.
+    with pytest.raises(ValueError, match=r"need values for conversation, role, complete, meta, created_at$"):
+        PreparedInsert(Message, ("position", "data"))
 
 
 def test_a_delete_removes_what_the_orms_delete_removes_and_refuses_a_cascade(chats: list[Conversation]) -> None:
