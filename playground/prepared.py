@@ -50,6 +50,8 @@ class _Statement:
     params: tuple[Any, ...]
     slots: tuple[int | None, ...]
     compiler: SQLCompiler | None = None
+    # A read's converters by column, found once: the ORM looks them up for every column of every read it runs.
+    converters: dict[int, Any] | None = None
 
     def bind(self, values: Sequence[Any]) -> list[Any]:
         return [param if slot is None else values[slot] for param, slot in zip(self.params, self.slots, strict=True)]
@@ -103,7 +105,11 @@ class PreparedQuery:
         markers = self._cache.markers()
         compiler = self._build(*markers).query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
-        return _Statement(sql, tuple(params), _slots(params, markers), compiler)
+        columns = [column[0] for column in compiler.select[: compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise ValueError("a read of composite fields cannot be prepared")
+        converters = compiler.get_converters(columns)
+        return _Statement(sql, tuple(params), _slots(params, markers), compiler, converters)
 
     def _fetch(self, args: Sequence[Any]) -> tuple[SQLCompiler, list[Any]]:
         connection, statement = self._cache.statement(self._compile)
@@ -111,7 +117,10 @@ class PreparedQuery:
         with connection.cursor() as cursor:
             cursor.execute(statement.sql, statement.bind(self._cache.values(args)))
             fetched = cursor.fetchall()
-        return statement.compiler, list(statement.compiler.results_iter(results=[fetched], tuple_expected=True))
+        if not statement.converters:
+            return statement.compiler, [tuple(row) for row in fetched]
+        # As the ORM's results_iter converts them, with the converters it would have looked up again.
+        return statement.compiler, list(map(tuple, statement.compiler.apply_converters(fetched, statement.converters)))
 
     def rows(self, *args: Any) -> list[tuple[Any, ...]]:
         """The rows of a ``values_list`` queryset, converted as the ORM converts them."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.db import DatabaseError, IntegrityError
 from django.db.models import Max
@@ -157,7 +158,9 @@ class ConversationHooks:
             "problems": [{"path": p.path, "message": p.message} for p in check.problems],
         }
 
-    async def on_round_trip(self, round_trip_index: int, round_trip: ClientRoundTrip) -> None:
+    async def on_round_trip(
+        self, round_trip_index: int, round_trip: ClientRoundTrip, message: InternalMessage | None
+    ) -> None:
         await self.run.send_queued_now()  # the answer's last deltas go out now, not after its record is saved
         rt = self.position(round_trip_index)
         inserted = self.rows.get(rt)  # with its request, when the request went
@@ -172,17 +175,20 @@ class ConversationHooks:
         if saver is not None:
             await saver.close()
         # The request and its wire form, a whole history each, were saved with the row: only what came back is new.
-        await orm_thread(_save_ended)(row, ENDED_FIELDS if inserted is not None and inserted.pk is not None else None)
+        fields = ENDED_FIELDS if inserted is not None and inserted.pk is not None else None
+        if message is None:
+            await orm_thread(_save_ended)(row, fields)
+        else:
+            # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via").
+            meta = {"strategy": self.strategy} if self.strategy != "native" else None
+            complete = round_trip.result.complete
+            record = _Record(row, fields)
+            saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta, record=record)
         self.rows[rt] = row
         self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
         self.run.round_trip_done()
-
-    async def on_message(self, message: InternalMessage, *, complete: bool) -> None:
-        row = self.rows.get(max(self.rows)) if self.rows else None
-        # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via ...").
-        meta = {"strategy": self.strategy} if self.strategy != "native" else None
-        saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta)
-        self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+        if message is not None:
+            self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
         meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"], **(result.meta or {})}
@@ -254,9 +260,12 @@ class ConversationHooks:
         complete: bool,
         round_trip: RoundTrip | None = None,
         meta: dict[str, Any] | None = None,
+        record: _Record | None = None,
     ) -> Message:
+        """``record``: a round trip's whole record, saved before the message in the same trip."""
+        save = save_message if record is None else functools.partial(_save_ended_and_message, record)
         async with self._append_lock:
-            saved: Message = await orm_thread(save_message)(
+            saved: Message = await orm_thread(save)(
                 self.conversation, message, complete=complete, round_trip=round_trip, meta=meta,
                 position=self.next_message,
             )  # fmt: skip
@@ -307,6 +316,21 @@ def _save_ended(row: RoundTrip, fields: tuple[str, ...] | None) -> None:
         if not _END.run({name: getattr(row, name) for name in (*fields, "event_count")}, row.pk):
             raise DatabaseError(NOT_SAVED)
     _DROP_BATCHES.run(row.pk)
+
+
+class _Record(NamedTuple):
+    """A round trip's whole record to save: ``_save_ended``'s arguments."""
+
+    row: RoundTrip
+    fields: tuple[str, ...] | None
+
+
+def _save_ended_and_message(
+    record: _Record, conversation: Conversation, message: InternalMessage, **kwargs: Any
+) -> Message:
+    """A round trip's whole record, then the message it brought (``save_message``'s arguments): one trip."""
+    _save_ended(*record)
+    return save_message(conversation, message, **kwargs)
 
 
 def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:

@@ -59,9 +59,8 @@ class Outcome:
 class LoopHooks(Protocol):
     async def on_update(self, round_trip_index: int, update: Update) -> None: ...
 
-    async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip) -> None: ...
-
-    async def on_message(self, message: Message, *, complete: bool) -> None: ...
+    # The round trip's whole record, with the message it brought (None when the model said nothing): saved together.
+    async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip, message: Message | None) -> None: ...
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None: ...
 
@@ -134,11 +133,11 @@ class ToolLoop:
             raise
 
     async def _record(self, index: int, round_trip: RoundTrip) -> None:
-        await self.hooks.on_round_trip(index, round_trip)
         message = round_trip.result.message
-        if message.get("content") or message.get("tool_calls"):
+        said = bool(message.get("content") or message.get("tool_calls"))
+        await self.hooks.on_round_trip(index, round_trip, message if said else None)
+        if said:
             self.messages.append(message)
-            await self.hooks.on_message(message, complete=round_trip.result.complete)
 
     async def _after_round_trip(self, index: int, round_trip: RoundTrip) -> Outcome | None:
         result = round_trip.result

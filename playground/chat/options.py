@@ -83,6 +83,18 @@ class OptionsForm(forms.Form):
         )
 
 
+class _SharedFields(dict[str, forms.Field]):
+    """A form's fields, shared by every instance instead of deep-copied into each (as Django does, in case one
+    instance changes its own). ``OptionsForm`` is never rendered and changes none: it only validates, once per turn
+    sent, on the event loop, where the copy of its 14 fields was two thirds of its 0.2 ms."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, forms.Field]:
+        return dict(self)
+
+
+OptionsForm.base_fields = _SharedFields(OptionsForm.base_fields)
+
+
 def _or(value: int | None, default: int) -> int:
     return default if value is None else value
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import ipaddress
 import socket
 import ssl
 from collections.abc import Awaitable, Iterable
@@ -225,7 +226,7 @@ async def _open_checked(
     time. TLS still verifies the certificate against the host name: httpcore2 passes it to start_tls itself.
     """
     loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    infos = _literal_address(host, port) or await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     allowed = [info for info in infos if policy.refusal(host, str(info[4][0])) is None]
     if not allowed:
         refusal = policy.refusal(host, str(infos[0][4][0])) if infos else f"{host} did not resolve"
@@ -240,6 +241,22 @@ async def _open_checked(
         return await asyncio.open_connection(sock=sock)
     assert error is not None
     raise error
+
+
+def _literal_address(host: str, port: int) -> list[tuple[Any, ...]]:
+    """``host`` as getaddrinfo gives an address written as digits, without its trip to a worker thread (asyncio's
+    ``getaddrinfo`` always takes one, where its own connect skips it for such a host); [] for a name, or a scoped
+    IPv6 address, which is left to getaddrinfo. A local model server or the simulator is dialled this way every
+    round trip."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return []
+    if address.version == 6:
+        if "%" in host:
+            return []
+        return [(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (str(address), port, 0, 0))]
+    return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (str(address), port))]
 
 
 async def _dial(

@@ -145,9 +145,11 @@ async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
     assert [(seq, events) for _, seq, events in await saved_batches()] == [(1, [[2.0, "f", None]])]
 
 
-async def test_layer_batches_skip_the_connection_check_that_client_messages_get(
+async def test_layer_batches_skip_channels_connection_check(
     conversation: Conversation, alice_ws_headers: list[tuple[bytes, bytes]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A layer message that is not hot keeps the check (tests/chat/test_connection_checks.py); a batch does not.
+    The page's own messages skip it too: their handlers check in their own first trip (SELF_CHECKED_TYPES)."""
     checks: list[str] = []
 
     async def counted() -> None:
@@ -159,11 +161,11 @@ async def test_layer_batches_skip_the_connection_check_that_client_messages_get(
     before = len(checks)
     await chat.send_json_to({"type": "ping"})
     assert (await chat.receive_json_from())["type"] == "pong"
-    assert len(checks) == before + 1, "a message from the page still gets Channels' connection check"
+    assert len(checks) == before, "a message from the page is checked in its handler's own trip, if it has one"
     frames = [{"type": "status", "status": "running", "label": "Running", "message": ""}]
     await chat.send_input({"type": "conversation.batch", "run_id": "elsewhere", "frames": frames})
     assert await chat.receive_json_from() == frames
-    assert len(checks) == before + 1, "a batch of frames does not"
+    assert len(checks) == before, "nor a batch of frames"
     assert "conversation.batch" in ChatConsumer.hot_types
     await chat.disconnect()
 
@@ -262,7 +264,7 @@ async def test_a_round_trips_last_deltas_reach_the_socket_before_its_record_is_s
     run.emit({"type": "rt.delta", "rt": 0, "kind": "text", "text": "the last words"})  # no await since: the end
     ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, [], None, [], 200,
                             MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
-    await hooks.on_round_trip(0, ended)
+    await hooks.on_round_trip(0, ended, None)
     assert seen_at_fill and any("the last words" in text for text in seen_at_fill[0])
     await run.flush()
 
@@ -283,7 +285,7 @@ async def test_a_round_trips_end_writes_what_came_back_not_the_request_again(con
     events = [(1.0, '{"a":1}', None), (2.0, "[DONE]", None)]
     ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, ["a note"], None, events, 200,
                             MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
-    await hooks.on_round_trip(0, ended)
+    await hooks.on_round_trip(0, ended, None)
     saved = await RoundTrip.objects.aget(pk=row.pk)
     assert saved.request == {"kept": True} and saved.body_chars == 12345
     assert [e["data"] for e in saved.wire_events] == ['{"a":1}', "[DONE]"] and saved.event_count == 2

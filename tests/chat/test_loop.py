@@ -40,11 +40,10 @@ class Recorder:
     async def on_update(self, round_trip_index: int, update: Update) -> None:
         self.updates.append((round_trip_index, update))
 
-    async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip) -> None:
+    async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip, message: Message | None) -> None:
         self.round_trips.append(round_trip)
-
-    async def on_message(self, message: Message, *, complete: bool) -> None:
-        self.messages.append((message, complete))
+        if message is not None:
+            self.messages.append((message, round_trip.result.complete))
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
         self.results.append((call["function"]["name"], result, attempt))
@@ -311,10 +310,10 @@ async def test_a_stop_while_a_finished_round_trip_is_recorded_still_saves_its_an
     class SlowRecorder(Recorder):
         recording = asyncio.Event()
 
-        async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip) -> None:
+        async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip, message: Message | None) -> None:
             self.recording.set()
             await asyncio.sleep(0.05)  # the database is slow to take the whole round trip
-            await super().on_round_trip(round_trip_index, round_trip)
+            await super().on_round_trip(round_trip_index, round_trip, message)
 
     recorder = SlowRecorder()
     task = asyncio.create_task(loop("hello there", [], recorder).run())

@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, connections
 from django.db.models.signals import post_delete
+from django.db.models.sql.compiler import SQLCompiler
 from django.utils import timezone
 
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
@@ -85,6 +86,26 @@ def test_the_statement_is_built_once_and_only_the_values_change(chats: list[Conv
     ]
     assert prepared.rows(chats[0].team_id, "no such title") == []
     assert prepared.rows(str(chats[0].team_id), chats[0].title) == [(chats[0].pk,)]  # values take their kind
+
+
+def test_the_converters_are_looked_up_once(chats: list[Conversation], monkeypatch: pytest.MonkeyPatch) -> None:
+    looked_up: list[int] = []
+    original = SQLCompiler.get_converters
+
+    def counted(self: SQLCompiler, expressions: Any) -> Any:
+        looked_up.append(len(expressions))
+        return original(self, expressions)
+
+    def read(conversation: int) -> Any:
+        messages = Message.objects.filter(conversation_id=conversation).order_by("position")
+        return messages.values_list("data", "created_at")
+
+    expected = [list(read(chat.pk)) for chat in chats]  # by the ORM, before the lookups are counted
+    monkeypatch.setattr(SQLCompiler, "get_converters", counted)
+    reads = PreparedQuery(read, int)
+    assert [reads.rows(chat.pk) for chat in chats] == expected
+    assert isinstance(expected[0][0][0], dict) and expected[0][0][1].tzinfo is not None  # both columns converted
+    assert looked_up == [2], "once, when the statement is built"
 
 
 def test_a_value_the_orm_transforms_is_refused_when_the_statement_is_built(team: Team) -> None:

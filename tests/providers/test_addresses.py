@@ -24,7 +24,7 @@ from providers.client.addresses import (
     forbidden_kind,
     is_noncanonical_ip,
 )
-from providers.client.netbackend import AsyncioBackend, AsyncioTransport
+from providers.client.netbackend import AsyncioBackend, AsyncioTransport, _literal_address
 from providers.client.sdk import CONNECTION_FAILED
 from providers.types import ChatRequest
 
@@ -154,6 +154,44 @@ async def test_only_the_addresses_that_passed_are_dialled(resolve: dict[str, lis
         assert response.text == "hello"
         assert response.extensions["network_stream"].get_extra_info("server_addr") == ("127.0.0.1", port)
     assert peers == ["127.0.0.1"]
+
+
+@pytest.fixture
+async def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The hosts the running loop was asked to resolve (each a trip to a worker thread)."""
+    asked: list[str] = []
+    loop = asyncio.get_running_loop()
+    real = loop.getaddrinfo
+
+    async def getaddrinfo(host: Any, port: Any, **kwargs: Any) -> list[Any]:
+        asked.append(host)
+        return await real(host, port, **kwargs)
+
+    monkeypatch.setattr(loop, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+async def test_an_address_written_as_digits_is_dialled_without_a_lookup(lookups: list[str]) -> None:
+    async with hello_server() as (port, peers), guarded_client() as client:
+        assert (await client.get(f"http://127.0.0.1:{port}/")).text == "hello"
+        with pytest.raises(httpx2.ConnectError) as caught:
+            await client.get("http://169.254.169.254/latest/meta-data/")  # still checked against the policy
+    assert "169.254.169.254 is a cloud metadata address" in str(_chain(caught.value)[-1])
+    assert peers == ["127.0.0.1"] and lookups == []
+
+
+async def test_a_name_is_still_looked_up(lookups: list[str]) -> None:
+    async with hello_server() as (port, _), guarded_client() as client:
+        assert (await client.get(f"http://localhost:{port}/")).text == "hello"
+    assert lookups == ["localhost"]
+
+
+def test_only_a_plain_address_skips_the_lookup() -> None:
+    assert _literal_address("10.0.0.7", 80) == [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.7", 80))]
+    assert _literal_address("::1", 443) == [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", 443, 0, 0))]
+    # What getaddrinfo reads differently (a short or octal form, a scope) or a name: left to it, then checked.
+    for host in ("127.1", "0251.0376.0251.0376", "fe80::1%eth0", "localhost", "metadata.test"):
+        assert _literal_address(host, 80) == [], host
 
 
 async def test_without_a_policy_the_backend_dials_as_before(resolve: dict[str, list[str]]) -> None:
