@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from typing import Any
 
@@ -48,7 +49,9 @@ class ChatConsumer(ConversationConsumer):
     hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
 
     async def admitted(self, user: Any) -> bool:
-        self.conversation, self.can_edit = await database_sync_to_async(conversation_access)(user, self.conversation_id)
+        # The key and team only: the socket needs the row's key; each action reads the whole row as it checks again.
+        access = functools.partial(conversation_access, whole=False)
+        self.conversation, self.can_edit = await database_sync_to_async(access)(user, self.conversation_id)
         return self.conversation is not None
 
     async def opened(self) -> None:

@@ -13,6 +13,11 @@ if TYPE_CHECKING:
 
 
 _CONVERSATION = PreparedQuery(lambda pk: Conversation.objects.filter(pk=pk).order_by()[:1], int)
+# Its key and team only: what a socket's opening needs. The whole row is every word of the conversation (its search
+# text) and every tool's schema, read and decoded on each socket opened on it otherwise.
+_CONVERSATION_KEYS = PreparedQuery(
+    lambda pk: Conversation.objects.filter(pk=pk).only("id", "team_id").order_by()[:1], int
+)
 _ROLE = PreparedQuery(
     lambda user, team: Membership.objects.filter(user_id=user, team_id=team).order_by().values_list("role")[:1],
     int,
@@ -20,12 +25,16 @@ _ROLE = PreparedQuery(
 )
 
 
-def conversation_access(user: AbstractBaseUser, conversation_id: int) -> tuple[Conversation | None, bool]:
+def conversation_access(
+    user: AbstractBaseUser, conversation_id: int, *, whole: bool = True
+) -> tuple[Conversation | None, bool]:
     """A conversation, if ``user`` is a member of its team, and whether they may edit it (read before every action
     on a conversation's socket). Two narrow queries, unordered and without joins: compiling the team's columns into
     the conversation's read, the membership's ordering (a join on the user table) or a subquery for the role cost
-    more, in Python, on every action, than the second statement does; both are built once (playground.prepared)."""
-    conversation = next(iter(_CONVERSATION.instances(conversation_id)), None)
+    more, in Python, on every action, than the second statement does; both are built once (playground.prepared).
+    ``whole``: False reads the row's key and team only, and leaves the rest deferred."""
+    read = _CONVERSATION if whole else _CONVERSATION_KEYS
+    conversation = next(iter(read.instances(conversation_id)), None)
     if conversation is None:
         return None, False
     role = next(iter(_ROLE.rows(user.pk, conversation.team_id)), None)

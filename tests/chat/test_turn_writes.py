@@ -264,6 +264,25 @@ async def test_a_turn_reads_its_conversations_whole_row_once_for_its_access_chec
     assert [role async for role in roles] == ["user", "assistant"]
 
 
+async def test_opening_a_socket_reads_the_conversations_key_and_team_only(
+    conversation: Conversation,
+    alice: User,
+    headers_for: Callable[[User], list[tuple[bytes, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await Conversation.objects.filter(pk=conversation.pk).aupdate(search_text="every word " * 1000)
+    headers = await database_sync_to_async(headers_for)(alice)
+    statements = recorded(monkeypatch)
+    chat = await open_chat(conversation.pk, headers)
+    snapshot = await chat.receive_json_from()
+    assert snapshot["type"] == "snapshot" and snapshot["running"] is False
+    reads = [sql for sql in statements if sql.startswith("SELECT") and 'FROM "playground_conversation"' in sql]
+    assert reads and not [sql for sql in reads if '"search_text"' in sql or '"tools"' in sql], reads
+    await chat.send_json_to({"type": "ping"})
+    assert await chat.receive_json_from() == {"type": "pong"}
+    await chat.disconnect()
+
+
 async def test_the_search_index_is_made_from_the_messages_the_run_holds(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
