@@ -9,15 +9,15 @@ of ``--answer-s`` seconds streamed (at 50 deltas/s), the socket closed. With ans
 small part of it, so a change to how a turn starts or ends shows here at once, where the 10-second answers of
 ws_stream dilute it in 500 deltas. The relay floor (bench/ws_relay.py) does the same turns with no app logic; the
 two are run alternately (``--rounds``), since the machine's speed drifts by tens of percent within minutes, and the
-medians and their ratio are printed. The daphne process's CPU is read from /proc per thread: its main thread (the
-event loop) and the others (the ORM's thread, and asyncio's for DNS lookups).
+medians and their ratio are printed; each goes first every other round. The daphne process's CPU is read from
+/proc: its main thread (the event loop), and the rest of the process (the ORM's thread, and asyncio's for DNS
+lookups). The app's own heartbeat (every 2 s) falls in the window too, a small part that grows with ``--over-s``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
 import tempfile
 from dataclasses import dataclass
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ws_clients import Target, run_in_processes
 from ws_measure import app_target, chat_keys, started, warm_up
-from ws_servers import CLOCK_TICKS, Server, start_app, start_relay, start_upstream
+from ws_servers import CLOCK_TICKS, Server, cpu_seconds, start_app, start_relay, start_upstream
 
 RATE = 50.0
 CHARS = 32
@@ -43,23 +43,20 @@ class TurnCost:
         return self.loop_ms + self.others_ms
 
 
-def thread_ticks(pid: int) -> dict[int, int]:
-    """utime + stime of each thread of ``pid`` so far, in clock ticks."""
-    ticks: dict[int, int] = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks[int(tid)] = int(fields[11]) + int(fields[12])
-    return ticks
+def main_thread_seconds(pid: int) -> float:
+    """utime + stime of the process's main thread (its event loop) so far."""
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def measure(name: str, server: Server, target: Target, ids: list[int], over_s: float) -> TurnCost:
+    """The other threads are the whole process less its main thread: the process's figure keeps the CPU of a
+    thread that ended meanwhile, which reading each thread's would lose."""
     pid = server.process.pid
-    before = thread_ticks(pid)
+    whole, loop = cpu_seconds(pid), main_thread_seconds(pid)
     results = run_in_processes(target, dict(zip(chat_keys(len(ids)), ids, strict=True)), over_s, 1, lambda _: None)
-    after = thread_ticks(pid)
-    loop = (after.get(pid, 0) - before.get(pid, 0)) / CLOCK_TICKS
-    others = sum(value - before.get(tid, 0) for tid, value in after.items() if tid != pid) / CLOCK_TICKS
+    whole, loop = cpu_seconds(pid) - whole, main_thread_seconds(pid) - loop
+    others = whole - loop
     turns = len(ids)
     done = sum(result.ended == "done" for result in results)
     return TurnCost(name, loop / turns * 1000, others / turns * 1000, done)
@@ -108,7 +105,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="ws-turns-") as tmp:
             (Path(tmp) / "relay").mkdir()
             (Path(tmp) / "app").mkdir()
-            pair = [relay_turns(args, Path(tmp) / "relay"), app_turns(args, Path(tmp) / "app")]
+            # Each first in turn (relay, app; app, relay; ...): the machine's drift favours neither every round.
+            if number % 2:
+                pair = [relay_turns(args, Path(tmp) / "relay"), app_turns(args, Path(tmp) / "app")]
+            else:
+                pair = list(reversed([app_turns(args, Path(tmp) / "app"), relay_turns(args, Path(tmp) / "relay")]))
         print(f"round {number}:")
         report(pair, args.turns)
         relay.append(pair[0])

@@ -183,12 +183,19 @@ class ConversationHooks:
             meta = {"strategy": self.strategy} if self.strategy != "native" else None
             complete = round_trip.result.complete
             record = _Record(row, fields)
-            saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta, record=record)
+            try:
+                saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta, record=record)
+            except MessageNotSaved as failed:
+                self._round_trip_saved(rt, row)  # the pages are told of the record that is saved, as ever
+                raise failed.cause from None
+        self._round_trip_saved(rt, row)
+        if message is not None:
+            self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+
+    def _round_trip_saved(self, rt: int, row: RoundTrip) -> None:
         self.rows[rt] = row
         self.run.emit({"type": "rt.end", "rt": rt, **summary(row)}, live=False)
         self.run.round_trip_done()
-        if message is not None:
-            self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     async def on_tool_result(self, call: ToolCall, result: ToolResult, *, attempt: int) -> None:
         meta = {"source": result.source, "attempt": attempt, "tool": call["function"]["name"], **(result.meta or {})}
@@ -325,12 +332,24 @@ class _Record(NamedTuple):
     fields: tuple[str, ...] | None
 
 
+class MessageNotSaved(Exception):
+    """The round trip's record was saved, its message was not (``cause`` says why)."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 def _save_ended_and_message(
     record: _Record, conversation: Conversation, message: InternalMessage, **kwargs: Any
 ) -> Message:
-    """A round trip's whole record, then the message it brought (``save_message``'s arguments): one trip."""
+    """A round trip's whole record, then the message it brought (``save_message``'s arguments): one trip. A failure
+    after the record is saved is a ``MessageNotSaved``, so the caller still tells the pages of the record."""
     _save_ended(*record)
-    return save_message(conversation, message, **kwargs)
+    try:
+        return save_message(conversation, message, **kwargs)
+    except Exception as exc:
+        raise MessageNotSaved(exc) from exc
 
 
 def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:

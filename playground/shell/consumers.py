@@ -28,6 +28,8 @@ FRAME_OVERHEAD_BYTES = 64 * 1024
 # send, the closing twice), about 0.1 ms of CPU each beside every stream of the process. Their handlers reach the
 # database first through Channels' wrapper (database_sync_to_async: the user in the auth middleware, the access
 # check on opening and before every action), which makes the same check in the same trip, or not at all (a ping).
+# A connection left open by the plain async ORM or the ORM thread's other trips (a run's writes) is checked at the
+# next of those, or at the process's heartbeat (playground.chat.processes, every few seconds), not at a socket's.
 SELF_CHECKED_TYPES = frozenset({"websocket.connect", "websocket.receive", "websocket.disconnect"})
 
 

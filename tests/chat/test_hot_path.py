@@ -291,3 +291,36 @@ async def test_a_round_trips_end_writes_what_came_back_not_the_request_again(con
     assert [e["data"] for e in saved.wire_events] == ['{"a":1}', "[DONE]"] and saved.event_count == 2
     assert saved.status_code == 200 and saved.notes == ["a note"] and saved.total_ms == 2.0
     await run.flush()
+
+
+async def test_a_round_trip_saved_whose_message_was_not_is_still_ended_for_the_pages(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record and the message go in one trip; when the message fails after the record is saved, the pages are
+    told the round trip ended (a socket opened meanwhile would otherwise get its frames replayed over the saved
+    record), and the run gets the message's error."""
+    from django.db import DatabaseError
+
+    from playground.chat import hooks as hooks_module
+    from playground.chat.hooks import ConversationHooks
+    from providers.client.capture import RoundTrip as ClientRoundTrip
+    from providers.streaming import MessageAccumulator
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise DatabaseError("the disk is full")
+
+    monkeypatch.setattr(hooks_module, "save_message", refuse)
+    run, socket = ActiveRun(conversation.pk, frame_interval_s=0.0), Socket()
+    run.subscribe(socket.send_frames)
+    hooks = ConversationHooks(conversation, run, {})
+    [row] = await round_trips(conversation, 1)
+    hooks.rows[0] = row
+    run.new_round_trip()
+    ended = ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, [], None, [(1.0, '{"a":1}', None)], 200,
+                            MessageAccumulator(format="openai-chat").result(), 1.0, 2.0)  # fmt: skip
+    with pytest.raises(DatabaseError, match="the disk is full"):
+        await hooks.on_round_trip(0, ended, {"role": "assistant", "content": "hello"})
+    await run.flush()
+    assert (await RoundTrip.objects.aget(pk=row.pk)).status_code == 200  # the record is saved
+    assert '"rt.end"' in "".join(socket.texts) and not run.in_flight
+    assert '"message.saved"' not in "".join(socket.texts)

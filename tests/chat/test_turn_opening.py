@@ -34,17 +34,18 @@ async def turn_messages(
     chat_options = await database_sync_to_async(options)(endpoint, tools=[])
     await chat.send_json_to({"type": "send", "text": "/text the first words of an answer", "options": chat_options})
     messages: list[list[dict[str, Any]]] = []
+    run = None
     while not messages or messages[-1][-1]["type"] != "run.end":
         message = await chat.receive_json_from(timeout=FRAME_TIMEOUT_S)
         assert not isinstance(message, dict) or message["type"] != "error", message
         if isinstance(message, list):
             messages.append(message)
+        run = run or REGISTRY.get(conversation.pk)
     await chat.disconnect()
-    # run.end goes out before the run has let go of the conversation: the next turn would be refused until then.
-    for _ in range(1000):
-        if not REGISTRY.is_running(conversation.pk):
-            break
-        await asyncio.sleep(0.01)
+    # run.end goes out before the run has let go of the conversation (the next turn would be refused until then)
+    # and before it has sent its last frames to the layer: a socket opened meanwhile would get them as a batch.
+    assert run is not None and run.task is not None
+    await asyncio.wait_for(asyncio.shield(run.task), FRAME_TIMEOUT_S)
     return messages
 
 
