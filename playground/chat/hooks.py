@@ -178,19 +178,20 @@ class ConversationHooks:
         fields = ENDED_FIELDS if inserted is not None and inserted.pk is not None else None
         if message is None:
             await orm_thread(_save_ended)(row, fields)
-        else:
-            # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via").
-            meta = {"strategy": self.strategy} if self.strategy != "native" else None
-            complete = round_trip.result.complete
-            record = _Record(row, fields)
-            try:
-                saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta, record=record)
-            except MessageNotSaved as failed:
-                self._round_trip_saved(rt, row)  # the pages are told of the record that is saved, as ever
-                raise failed.cause from None
+            self._round_trip_saved(rt, row)
+            return
+        # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via").
+        meta = {"strategy": self.strategy} if self.strategy != "native" else None
+        complete = round_trip.result.complete
+        try:
+            saved = await self._save_message(
+                message, complete=complete, round_trip=row, meta=meta, record=_Record(row, fields)
+            )
+        except _MessageNotSaved as failed:
+            self._round_trip_saved(rt, row)  # the pages are told of the record that is saved, as ever
+            raise failed.cause from None
         self._round_trip_saved(rt, row)
-        if message is not None:
-            self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+        self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
     def _round_trip_saved(self, rt: int, row: RoundTrip) -> None:
         self.rows[rt] = row
@@ -332,7 +333,7 @@ class _Record(NamedTuple):
     fields: tuple[str, ...] | None
 
 
-class MessageNotSaved(Exception):
+class _MessageNotSaved(Exception):
     """The round trip's record was saved, its message was not (``cause`` says why)."""
 
     def __init__(self, cause: Exception) -> None:
@@ -344,12 +345,12 @@ def _save_ended_and_message(
     record: _Record, conversation: Conversation, message: InternalMessage, **kwargs: Any
 ) -> Message:
     """A round trip's whole record, then the message it brought (``save_message``'s arguments): one trip. A failure
-    after the record is saved is a ``MessageNotSaved``, so the caller still tells the pages of the record."""
+    after the record is saved is a ``_MessageNotSaved``, so the caller still tells the pages of the record."""
     _save_ended(*record)
     try:
         return save_message(conversation, message, **kwargs)
     except Exception as exc:
-        raise MessageNotSaved(exc) from exc
+        raise _MessageNotSaved(exc) from exc
 
 
 def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:
