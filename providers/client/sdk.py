@@ -145,19 +145,27 @@ async def open_response(
     ``stream`` defaults to the body's own ``stream``; Gemini's body has none (the URL says it), so the caller does.
     """
     async with http_client(endpoint, on_request) as http:
-        if endpoint.format == "gemini":
-            wanted = bool(body.get("stream")) if stream is None else stream
-            async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
-                yield raw
-            return
-        client = sdk_client(endpoint, http)
-        resource = sdk_resource(endpoint, client)
-        kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
         try:
-            async with resource.with_streaming_response.create(**kwargs) as response:
-                yield response
-        finally:  # asked before the request went, whether or not it was answered (a 401 too)
-            remember_platform(client)
+            if endpoint.format == "gemini":
+                wanted = bool(body.get("stream")) if stream is None else stream
+                async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
+                    yield raw
+                return
+            client = sdk_client(endpoint, http)
+            resource = sdk_resource(endpoint, client)
+            kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
+            try:
+                async with resource.with_streaming_response.create(**kwargs) as response:
+                    yield response
+            finally:  # asked before the request went, whether or not it was answered (a 401 too)
+                remember_platform(client)
+        finally:
+            # Both SDKs' clients are reference cycles (a client and its resources point at each other), freed only by
+            # a full collection. Their HTTP client's hook holds ``on_request``, and through it the whole round trip:
+            # every raw event of a finished answer would wait for that collection and be freed inside it, a pause for
+            # every socket of the process (docs/performance.md). Let go of it here, and the round trip is freed with
+            # its last reference.
+            http.event_hooks = {}
 
 
 def sdk_resource(endpoint: Endpoint, client: Any) -> Any:

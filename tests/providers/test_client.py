@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import weakref
 
 import httpx2
 import pytest
@@ -71,6 +72,27 @@ async def test_kept_wire_events_are_not_followed_by_the_garbage_collector() -> N
     gc.collect()
     assert len(run.raw_events) >= 4 and not any(gc.is_tracked(event) for event in run.raw_events)
     assert [(e.t_ms, e.data, e.event) for e in run.snapshot().wire_events] == run.raw_events, "the same, as WireEvent"
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "gemini"])
+async def test_a_finished_round_trip_is_freed_at_once_not_by_the_collector(fmt: str) -> None:
+    # The SDK's client is a reference cycle (it and its resources point at each other), and it held the request hook,
+    # which held the run: every raw event of the round trip waited for the next full collection, and was freed in it,
+    # a pause for every socket of the process. Dropped with the last reference, the run never reaches the collector.
+    urls = {**BASE_URLS, "gemini": "http://sim/sim/gemini"}
+    app = create_server_app(slow_first_byte_s=3.0)
+    ep = Endpoint(fmt, urls[fmt], SECRET, transport=httpx2.ASGITransport(app=app))  # type: ignore[arg-type]
+    gc.collect()
+    gc.disable()
+    try:
+        run = RoundTripRun(ep, weather_request())
+        rt = await run.run()
+        assert rt.result.complete and run.raw_events  # Gemini sends the whole call in one event
+        gone = weakref.ref(run)
+        del run
+        assert gone() is None, "the finished run is kept alive by a reference cycle"
+    finally:
+        gc.enable()
 
 
 async def test_a_snapshot_keeps_the_events_as_tuples_and_builds_wire_events_only_when_read() -> None:
