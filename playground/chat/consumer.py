@@ -25,7 +25,7 @@ from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.access import conversation_access
 from playground.conversations.consumers import ConversationConsumer
-from playground.conversations.models import Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation
 from playground.shell.consumers import CLOSE_REVOKED, FRAME_OVERHEAD_BYTES
 from playground.shell.raw_send import raw_send
 from playground.teams.revocation import session_alive
@@ -33,6 +33,8 @@ from playground.teams.revocation import session_alive
 CONTROL_TYPES = {"tool_result", "approval", "stop"}
 ACTIONS = {"send", "retry", *CONTROL_TYPES}
 RUNS_REMEMBERED = 4
+# Frames that say where a run stands, not what it streamed: shown again, they change nothing on the page.
+STANDING_TYPES = frozenset({"status", "run.end"})
 logger = logging.getLogger(__name__)
 
 
@@ -44,6 +46,10 @@ class ChatConsumer(ConversationConsumer):
     direct_run_ids: tuple[str, ...] = ()
     asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
     asked: bool = False
+    # Runs that had ended, all saved, when this socket's snapshot was read: their last batches, which can reach it
+    # after the snapshot through a shared layer, hold nothing it does not show already.
+    ended_run_ids: tuple[str, ...] = ()
+    settled: bool = False  # the last snapshot read the conversation with no run going
     saved: dict[str, Any] | None = None
     checked: Conversation | None = None  # the row as the last access check read it, moments before the action
     hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
@@ -65,7 +71,10 @@ class ChatConsumer(ConversationConsumer):
 
     async def _saved_state(self) -> dict[str, Any]:
         assert self.conversation is not None
-        return await orm_thread(saved_state)(self.conversation.pk)  # type: ignore[no-any-return]
+        saved: dict[str, Any] = await orm_thread(saved_state)(self.conversation.pk)
+        # A run saves how it ended last of all: settled here, everything every earlier run sent is in this state.
+        self.settled, self.ended_run_ids = saved["status"] not in BUSY_STATUSES, ()
+        return saved
 
     @staticmethod
     def _snapshot(run: ActiveRun | None, saved: dict[str, Any]) -> Frame:
@@ -99,6 +108,9 @@ class ChatConsumer(ConversationConsumer):
         self.asked_run_ids = (*self.asked_run_ids, event["run_id"])[-RUNS_REMEMBERED:]
         saved = await self._saved_state()
         saved.pop("questions", None)
+        if self.settled:  # the run ended before this was read (the replay was asked as it finished): all saved
+            await self.send_json({"type": "snapshot", "running": False, **saved, "frames": [], "waiting": []})
+            return
         await self.send_json(
             {"type": "snapshot", "running": True, **saved, "frames": event["frames"], "waiting": event["waiting"]}
         )
@@ -245,11 +257,22 @@ class ChatConsumer(ConversationConsumer):
         if run_id in self.direct_run_ids:
             return  # this socket already got them directly
         assert self.conversation is not None
+        frames = event["frames"]
         if run_id not in self.asked_run_ids and REGISTRY.get(self.conversation.pk) is None:
             # A run that started in another process while this socket was open: it must know someone watches.
+            # Unless the snapshot found no run going and this is not the run's start: then it is one that had
+            # ended before, whose frames the snapshot holds already, and only where it stands goes on (it is still
+            # asked for the rest: it may yet be going, if a batch was lost). A run whole in one batch ends in it,
+            # and its run.end has the page read the saved conversation again, which holds it whichever it was.
             self.asked_run_ids = (*self.asked_run_ids, run_id)[-RUNS_REMEMBERED:]
+            if self.settled and (not event.get("first", True) or any(f.get("type") == "run.end" for f in frames)):
+                self.ended_run_ids = (*self.ended_run_ids, run_id)[-RUNS_REMEMBERED:]
             await self._ask_for_batches()
-        await self.send_frames(encode_frames(event["frames"]))
+        if run_id in self.ended_run_ids:
+            frames = [frame for frame in frames if frame.get("type") in STANDING_TYPES]
+            if not frames:
+                return
+        await self.send_frames(encode_frames(frames))
 
 
 def _access_now(session_key: str | None, user: Any, conversation_id: int) -> tuple[Conversation | None, bool]:

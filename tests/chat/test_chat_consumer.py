@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -339,6 +339,128 @@ async def test_a_late_batch_of_an_earlier_run_is_not_shown_twice(conversation: C
     assert sent == []
     await consumer.conversation_batch({"run_id": "another process's run", "frames": [{"type": "status"}]})
     assert sent == [[{"type": "status"}]]
+
+
+def bare_consumer(conversation: Conversation) -> tuple[Any, list[Any]]:
+    """A chat socket's consumer without a connection: what it would send, as JSON, in order."""
+    from playground.chat.consumer import ChatConsumer
+
+    consumer, sent = ChatConsumer(), []
+    consumer.conversation = conversation
+    consumer.channel_name = "test.channel"
+
+    async def send_frames(text: str) -> None:
+        sent.append(json.loads(text))
+
+    async def send_json(content: Any, close: bool = False) -> None:
+        sent.append(content)
+
+    async def ask_for_batches(*, replay: bool = False) -> None:
+        sent.append({"asked": "sync" if replay else "watch"})
+
+    consumer.send_frames = send_frames  # type: ignore[method-assign]
+    consumer.send_json = send_json  # type: ignore[method-assign]
+    consumer._ask_for_batches = ask_for_batches  # type: ignore[method-assign]
+    return consumer, sent
+
+
+@database_sync_to_async
+def set_status(conversation: Conversation, status: str) -> None:
+    Conversation.objects.filter(pk=conversation.pk).update(status=status)
+
+
+TAIL = [
+    {"type": "rt.delta", "rt": 0, "kind": "text", "text": "the end"},
+    {"type": "rt.end", "rt": 0},
+    {"type": "status", "status": "done"},
+    {"type": "run.end", "status": "done"},
+]
+
+
+async def test_the_tail_of_a_run_that_ended_before_the_snapshot_is_not_drawn_twice(conversation: Conversation) -> None:
+    # With Redis, a run's last frames cross the layer ~25 ms after it ended and saved everything. A socket that opened
+    # in between shows all of it from its snapshot: drawn again, the tail would make a second, live copy of the last
+    # answer. Only where the run stands goes on, which changes nothing.
+    consumer, sent = bare_consumer(conversation)
+    await consumer._saved_state()  # the socket's opening reads the conversation settled
+    await consumer.conversation_batch({"run_id": "ended", "first": False, "frames": TAIL})
+    await consumer.conversation_batch({"run_id": "ended", "first": False, "frames": TAIL[:2]})
+    assert sent == [{"asked": "watch"}, TAIL[2:]], "asked for the rest all the same: a batch may have been lost"
+    sent.clear()
+    # A run that starts after the snapshot is shown whole, from its first batch on.
+    await consumer.conversation_batch({"run_id": "new", "first": True, "frames": TAIL[:2]})
+    await consumer.conversation_batch({"run_id": "new", "first": False, "frames": TAIL})
+    assert sent == [{"asked": "watch"}, TAIL[:2], TAIL]
+    sent.clear()
+    # A run whole in one batch, before or after the snapshot: its run.end has the page read what is saved again.
+    await consumer.conversation_batch({"run_id": "short", "first": True, "frames": TAIL})
+    assert sent == [{"asked": "watch"}, TAIL[2:]]
+
+
+async def test_the_tail_of_a_run_still_going_at_the_snapshot_is_drawn(conversation: Conversation) -> None:
+    # The snapshot was read before the run's last save: the batch holds what the snapshot lacks.
+    consumer, sent = bare_consumer(conversation)
+    await set_status(conversation, Conversation.Status.RUNNING)
+    await consumer._saved_state()
+    await consumer.conversation_batch({"run_id": "ending", "first": False, "frames": TAIL})
+    assert sent == [{"asked": "watch"}, TAIL]
+
+
+async def test_a_replay_asked_as_the_run_ended_does_not_show_it_running(conversation: Conversation) -> None:
+    # A socket that opens as a run elsewhere ends asks for its replay; the run may answer after its status is saved.
+    # The page must not show a finished run as running (its Stop button up, its Send button off).
+    consumer, sent = bare_consumer(conversation)
+    await set_status(conversation, Conversation.Status.DONE)
+    replay = {"run_id": "ending", "frames": [{"type": "rt.start", "rt": 0}], "waiting": []}
+    await consumer.conversation_sync(replay)
+    [snapshot] = sent
+    assert snapshot["running"] is False and snapshot["status"] == "done"
+    assert snapshot["frames"] == [] and snapshot["waiting"] == []
+    sent.clear()
+    await set_status(conversation, Conversation.Status.RUNNING)
+    await consumer.conversation_sync(replay)
+    [snapshot] = sent
+    assert snapshot["running"] is True and snapshot["frames"] == replay["frames"]
+
+
+async def test_a_tab_opened_as_a_run_ends_shows_it_once_and_not_running(
+    conversation: Conversation, alice: User, headers_for: Headers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run has saved everything and left the registry; its last batch (with Redis) and its answer to the new
+    # tab's replay request are still on their way. The new tab's snapshot holds the whole run: what follows must
+    # not draw it again, nor say it runs. (With the in-memory layer nothing follows: the run fed no one elsewhere.)
+    import asyncio
+
+    from playground.chat.registry import ActiveRun
+
+    ended, gate, held = asyncio.Event(), asyncio.Event(), []
+    close = ActiveRun.close
+
+    async def held_close(run: ActiveRun) -> None:
+        held.append(run)
+        ended.set()
+        await gate.wait()
+        await close(run)
+
+    monkeypatch.setattr(ActiveRun, "close", held_close)
+    headers = await database_sync_to_async(headers_for)(alice)
+    first = await open_chat(conversation.pk, headers)
+    await first.receive_json_from()
+    await first.send_json_to({"type": "send", "text": "/text all of it", "options": await chat_options()})
+    await asyncio.wait_for(ended.wait(), 10)
+    second = await open_chat(conversation.pk, headers)
+    snapshot = await second.receive_json_from()
+    assert snapshot["status"] == "done" and snapshot["running"] is False and snapshot["message_count"] == 2
+    gate.set()
+    await frames_until(first, "run.end")
+    await asyncio.wait_for(held[0].task, 10)  # its last batch sent: nothing of it reaches the next test
+    later: list[dict[str, Any]] = []
+    while not await second.receive_nothing(timeout=0.5):
+        message = await second.receive_json_from()
+        later.extend(message if isinstance(message, list) else [message])
+    assert not [frame for frame in later if frame["type"].startswith(("rt.", "tool."))], later
+    assert all(not s["running"] and not s["frames"] for s in of_type(later, "snapshot")), later
+    await first.disconnect(), await second.disconnect()
 
 
 async def test_an_answer_cut_by_max_tokens_ends_the_run_saying_so(
