@@ -46,8 +46,8 @@ class ChatConsumer(ConversationConsumer):
     direct_run_ids: tuple[str, ...] = ()
     asked_run_ids: tuple[str, ...] = ()  # runs of other processes this socket said it watches
     asked: bool = False
-    # Runs that had ended, all saved, when this socket's snapshot was read: their last batches, which can reach it
-    # after the snapshot through a shared layer, hold nothing it does not show already.
+    # Runs held elsewhere that had ended, all saved, when this socket first heard of them after a snapshot that found
+    # no run going: what their batches stream the page reads from the saved conversation (docs/websocket.md).
     ended_run_ids: tuple[str, ...] = ()
     settled: bool = False  # the last snapshot read the conversation with no run going
     saved: dict[str, Any] | None = None
@@ -73,7 +73,7 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         saved: dict[str, Any] = await orm_thread(saved_state)(self.conversation.pk)
         # A run saves how it ended last of all: settled here, everything every earlier run sent is in this state.
-        self.settled, self.ended_run_ids = saved["status"] not in BUSY_STATUSES, ()
+        self.settled = saved["status"] not in BUSY_STATUSES
         return saved
 
     @staticmethod
@@ -107,10 +107,11 @@ class ChatConsumer(ConversationConsumer):
         """A run elsewhere replays what it has so far: the page redraws it as a snapshot, then batches follow."""
         self.asked_run_ids = (*self.asked_run_ids, event["run_id"])[-RUNS_REMEMBERED:]
         saved = await self._saved_state()
-        saved.pop("questions", None)
         if self.settled:  # the run ended before this was read (the replay was asked as it finished): all saved
-            await self.send_json({"type": "snapshot", "running": False, **saved, "frames": [], "waiting": []})
+            self.ended_run_ids = (*self.ended_run_ids, event["run_id"])[-RUNS_REMEMBERED:]
+            await self.send_json(self._snapshot(None, saved))
             return
+        saved.pop("questions", None)
         await self.send_json(
             {"type": "snapshot", "running": True, **saved, "frames": event["frames"], "waiting": event["waiting"]}
         )
@@ -177,8 +178,11 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         if REGISTRY.get(self.conversation.pk) is not None:
             return False
-        status = await Conversation.objects.filter(pk=self.conversation.pk).values_list("status", flat=True).afirst()
-        return status == Conversation.Status.INTERRUPTED
+        return await self._status() == Conversation.Status.INTERRUPTED
+
+    async def _status(self) -> str | None:
+        assert self.conversation is not None
+        return await Conversation.objects.filter(pk=self.conversation.pk).values_list("status", flat=True).afirst()
 
     async def _answer_interrupted(self, content: dict[str, Any]) -> None:
         """An answer to an open question of an interrupted run starts the run again, with that answer given."""
@@ -257,17 +261,16 @@ class ChatConsumer(ConversationConsumer):
         if run_id in self.direct_run_ids:
             return  # this socket already got them directly
         assert self.conversation is not None
-        frames = event["frames"]
         if run_id not in self.asked_run_ids and REGISTRY.get(self.conversation.pk) is None:
-            # A run that started in another process while this socket was open: it must know someone watches.
-            # Unless the snapshot found no run going and this is not the run's start: then it is one that had
-            # ended before, whose frames the snapshot holds already, and only where it stands goes on (it is still
-            # asked for the rest: it may yet be going, if a batch was lost). A run whole in one batch ends in it,
-            # and its run.end has the page read the saved conversation again, which holds it whichever it was.
+            # A run in another process that this socket did not know: it must know someone watches. If the snapshot
+            # found no run going, the run may also be one that had ended before it (its last batch crosses the layer
+            # after its last save) or just after: if it has ended by now, everything it streamed is saved, and only
+            # where it stands goes on, its run.end having the page read the saved conversation again.
             self.asked_run_ids = (*self.asked_run_ids, run_id)[-RUNS_REMEMBERED:]
-            if self.settled and (not event.get("first", True) or any(f.get("type") == "run.end" for f in frames)):
+            if self.settled and await self._status() not in BUSY_STATUSES:
                 self.ended_run_ids = (*self.ended_run_ids, run_id)[-RUNS_REMEMBERED:]
             await self._ask_for_batches()
+        frames = event["frames"]
         if run_id in self.ended_run_ids:
             frames = [frame for frame in frames if frame.get("type") in STANDING_TYPES]
             if not frames:

@@ -101,7 +101,6 @@ class ActiveRun:
     frame_slack: int = field(default_factory=lambda: settings.CROSSWIRE_FRAME_SLACK)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
-    _batched: bool = False  # a batch went out: the next ones are not the run's first
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
     _syncs: set[asyncio.Task[None]] = field(default_factory=set)  # replays on their way to sockets elsewhere
@@ -198,10 +197,7 @@ class ActiveRun:
         # Frames emitted while a batch is being sent (a Redis round trip) go in the next one: loop until none are left.
         while self._outbox:
             frames, self._outbox = self._outbox, []
-            # "first": the run's start, which a socket whose snapshot saw the conversation settled must not drop
-            # as the tail of a run it already holds (ChatConsumer.conversation_batch).
-            message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames, "first": not self._batched}
-            self._batched = True
+            message = {"type": BATCH_TYPE, "run_id": self.run_id, "frames": frames}
             try:
                 await get_channel_layer().group_send(conversation_group(self.conversation_id), message)  # type: ignore[union-attr]
             except Exception:

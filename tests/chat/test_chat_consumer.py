@@ -383,18 +383,16 @@ async def test_the_tail_of_a_run_that_ended_before_the_snapshot_is_not_drawn_twi
     # answer. Only where the run stands goes on, which changes nothing.
     consumer, sent = bare_consumer(conversation)
     await consumer._saved_state()  # the socket's opening reads the conversation settled
-    await consumer.conversation_batch({"run_id": "ended", "first": False, "frames": TAIL})
-    await consumer.conversation_batch({"run_id": "ended", "first": False, "frames": TAIL[:2]})
+    await consumer.conversation_batch({"run_id": "ended", "frames": TAIL})
+    await consumer.conversation_batch({"run_id": "ended", "frames": TAIL[:2]})
     assert sent == [{"asked": "watch"}, TAIL[2:]], "asked for the rest all the same: a batch may have been lost"
     sent.clear()
-    # A run that starts after the snapshot is shown whole, from its first batch on.
-    await consumer.conversation_batch({"run_id": "new", "first": True, "frames": TAIL[:2]})
-    await consumer.conversation_batch({"run_id": "new", "first": False, "frames": TAIL})
-    assert sent == [{"asked": "watch"}, TAIL[:2], TAIL]
-    sent.clear()
-    # A run whole in one batch, before or after the snapshot: its run.end has the page read what is saved again.
-    await consumer.conversation_batch({"run_id": "short", "first": True, "frames": TAIL})
-    assert sent == [{"asked": "watch"}, TAIL[2:]]
+    # A run that starts after the snapshot (the conversation is running again) is shown whole.
+    await set_status(conversation, Conversation.Status.RUNNING)
+    await consumer.conversation_batch({"run_id": "new", "frames": TAIL[:2]})
+    await consumer.conversation_batch({"run_id": "new", "frames": TAIL})
+    await consumer.conversation_batch({"run_id": "ended", "frames": TAIL})  # the earlier run stays ended
+    assert sent == [{"asked": "watch"}, TAIL[:2], TAIL, TAIL[2:]]
 
 
 async def test_the_tail_of_a_run_still_going_at_the_snapshot_is_drawn(conversation: Conversation) -> None:
@@ -402,23 +400,26 @@ async def test_the_tail_of_a_run_still_going_at_the_snapshot_is_drawn(conversati
     consumer, sent = bare_consumer(conversation)
     await set_status(conversation, Conversation.Status.RUNNING)
     await consumer._saved_state()
-    await consumer.conversation_batch({"run_id": "ending", "first": False, "frames": TAIL})
+    await set_status(conversation, Conversation.Status.DONE)  # saved since
+    await consumer.conversation_batch({"run_id": "ending", "frames": TAIL})
     assert sent == [{"asked": "watch"}, TAIL]
 
 
 async def test_a_replay_asked_as_the_run_ended_does_not_show_it_running(conversation: Conversation) -> None:
     # A socket that opens as a run elsewhere ends asks for its replay; the run may answer after its status is saved.
-    # The page must not show a finished run as running (its Stop button up, its Send button off).
+    # The page must not show a finished run as running (its Stop button up, its Send button off), nor its last
+    # frames again when they follow.
     consumer, sent = bare_consumer(conversation)
     await set_status(conversation, Conversation.Status.DONE)
     replay = {"run_id": "ending", "frames": [{"type": "rt.start", "rt": 0}], "waiting": []}
     await consumer.conversation_sync(replay)
-    [snapshot] = sent
-    assert snapshot["running"] is False and snapshot["status"] == "done"
-    assert snapshot["frames"] == [] and snapshot["waiting"] == []
+    await consumer.conversation_batch({"run_id": "ending", "frames": TAIL})
+    snapshot, tail = sent
+    assert snapshot["type"] == "snapshot" and snapshot["running"] is False and snapshot["status"] == "done"
+    assert snapshot["frames"] == [] and snapshot["waiting"] == [] and tail == TAIL[2:]
     sent.clear()
     await set_status(conversation, Conversation.Status.RUNNING)
-    await consumer.conversation_sync(replay)
+    await consumer.conversation_sync({**replay, "run_id": "going"})
     [snapshot] = sent
     assert snapshot["running"] is True and snapshot["frames"] == replay["frames"]
 
@@ -426,38 +427,52 @@ async def test_a_replay_asked_as_the_run_ended_does_not_show_it_running(conversa
 async def test_a_tab_opened_as_a_run_ends_shows_it_once_and_not_running(
     conversation: Conversation, alice: User, headers_for: Headers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The run has saved everything and left the registry; its last batch (with Redis) and its answer to the new
-    # tab's replay request are still on their way. The new tab's snapshot holds the whole run: what follows must
-    # not draw it again, nor say it runs. (With the in-memory layer nothing follows: the run fed no one elsewhere.)
+    # The run has saved everything and left the registry; its batches (through a shared layer, as with Redis) and its
+    # answer to the new tab's replay request are still on their way. The new tab's snapshot holds the whole run: what
+    # follows must not draw it again, nor say it runs. The layer's batches wait until the new tab has its snapshot;
+    # the in-memory layer is used as a shared one (it reaches the sockets of this process all the same).
     import asyncio
 
+    from channels.layers import get_channel_layer
+
+    from playground.chat import consumer as consumer_module
+    from playground.chat import registry
     from playground.chat.registry import ActiveRun
 
     ended, gate, held = asyncio.Event(), asyncio.Event(), []
-    close = ActiveRun.close
+    close, layer = ActiveRun.close, get_channel_layer()
+    group_send = layer.group_send
 
     async def held_close(run: ActiveRun) -> None:
         held.append(run)
         ended.set()
-        await gate.wait()
         await close(run)
 
+    async def held_group_send(group: str, message: dict[str, Any]) -> None:
+        if message["type"] == "conversation.batch":
+            await gate.wait()
+        await group_send(group, message)
+
     monkeypatch.setattr(ActiveRun, "close", held_close)
+    monkeypatch.setattr(layer, "group_send", held_group_send)
+    monkeypatch.setattr(registry, "layer_is_shared", lambda: True)
+    monkeypatch.setattr(consumer_module, "layer_is_shared", lambda: True)
     headers = await database_sync_to_async(headers_for)(alice)
     first = await open_chat(conversation.pk, headers)
     await first.receive_json_from()
     await first.send_json_to({"type": "send", "text": "/text all of it", "options": await chat_options()})
+    await frames_until(first, "run.end")
     await asyncio.wait_for(ended.wait(), 10)
     second = await open_chat(conversation.pk, headers)
     snapshot = await second.receive_json_from()
     assert snapshot["status"] == "done" and snapshot["running"] is False and snapshot["message_count"] == 2
     gate.set()
-    await frames_until(first, "run.end")
-    await asyncio.wait_for(held[0].task, 10)  # its last batch sent: nothing of it reaches the next test
+    await asyncio.wait_for(held[0].task, 10)  # its batches sent: nothing of it reaches the next test
     later: list[dict[str, Any]] = []
     while not await second.receive_nothing(timeout=0.5):
         message = await second.receive_json_from()
         later.extend(message if isinstance(message, list) else [message])
+    assert of_type(later, "run.end"), "where the run stands still goes on (it has the page read what is saved)"
     assert not [frame for frame in later if frame["type"].startswith(("rt.", "tool."))], later
     assert all(not s["running"] and not s["frames"] for s in of_type(later, "snapshot")), later
     await first.disconnect(), await second.disconnect()

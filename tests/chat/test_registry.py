@@ -254,22 +254,6 @@ async def test_with_a_shared_layer_batches_go_only_while_a_socket_elsewhere_watc
     assert sent == [[1], [3]]
 
 
-async def test_a_runs_first_batch_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A socket elsewhere tells the start of a run from the tail of one that ended before its snapshot by this.
-    layer, firsts = get_channel_layer(), []
-
-    async def recording_group_send(group: str, message: dict[str, Any]) -> None:
-        if group == conversation_group(990013):
-            firsts.append(message["first"])
-
-    monkeypatch.setattr(layer, "group_send", recording_group_send)
-    run = ActiveRun(990013, shared_layer=True)  # its first second: batches go whoever watches
-    for n in range(3):
-        run.emit({"n": n})
-        await run.flush()
-    assert firsts == [True, False, False]
-
-
 async def test_a_control_channel_that_comes_back_replays_the_run_to_every_socket_elsewhere(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
