@@ -146,19 +146,8 @@ async def open_response(
     """
     async with http_client(endpoint, on_request) as http:
         try:
-            if endpoint.format == "gemini":
-                wanted = bool(body.get("stream")) if stream is None else stream
-                async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
-                    yield raw
-                return
-            client = sdk_client(endpoint, http)
-            resource = sdk_resource(endpoint, client)
-            kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
-            try:
-                async with resource.with_streaming_response.create(**kwargs) as response:
-                    yield response
-            finally:  # asked before the request went, whether or not it was answered (a 401 too)
-                remember_platform(client)
+            async with _raw_response(http, endpoint, body, stream) as response:
+                yield response
         finally:
             # Both SDKs' clients are reference cycles (a client and its resources point at each other), freed only by
             # a full collection. Their HTTP client's hook holds ``on_request``, and through it the whole round trip:
@@ -166,6 +155,26 @@ async def open_response(
             # every socket of the process (docs/performance.md). Let go of it here, and the round trip is freed with
             # its last reference.
             http.event_hooks = {}
+
+
+@asynccontextmanager
+async def _raw_response(
+    http: httpx2.AsyncClient, endpoint: Endpoint, body: dict[str, Any], stream: bool | None
+) -> AsyncIterator[Any]:
+    """``open_response`` on an HTTP client made for it."""
+    if endpoint.format == "gemini":
+        wanted = bool(body.get("stream")) if stream is None else stream
+        async with gemini_http.open_response(http, endpoint, body, stream=wanted) as raw:
+            yield raw
+        return
+    client = sdk_client(endpoint, http)
+    resource = sdk_resource(endpoint, client)
+    kwargs = _split_body(resource.create, body, whole=endpoint.format in _WALKED)
+    try:
+        async with resource.with_streaming_response.create(**kwargs) as response:
+            yield response
+    finally:  # asked before the request went, whether or not it was answered (a 401 too)
+        remember_platform(client)
 
 
 def sdk_resource(endpoint: Endpoint, client: Any) -> Any:
