@@ -22,22 +22,27 @@ ReadHold = Callable[[], float]  # seconds a read would wait before what it reads
 # A read never waits longer than this, whatever a hold answers: a hold that misjudges must not stall a stream.
 MAX_HOLD_S = 0.1
 
-_hold: ContextVar[ReadHold | None] = ContextVar("read_hold", default=None)
+# A list holding the hold, emptied when the block ends: a connection keeps the context it was used in (asyncio
+# copies the context into every callback it schedules, such as a socket's reader), and a pooled connection outlives
+# the round trip; emptied, what it keeps no longer holds the run (``shared.recording`` does the same).
+_hold: ContextVar[list[ReadHold] | None] = ContextVar("read_hold", default=None)
 
 
 @contextlib.contextmanager
 def holding_reads(hold: ReadHold | None) -> Iterator[None]:
     """Reads made by this task inside the block ask ``hold`` how long to wait first."""
-    token = _hold.set(hold)
+    box = [] if hold is None else [hold]
+    token = _hold.set(box)
     try:
         yield
     finally:
+        box.clear()
         _hold.reset(token)
 
 
 def read_hold() -> float:
     """How long the read about to be made should wait, in seconds (0: at once)."""
-    hold = _hold.get()
-    if hold is None:
+    box = _hold.get()
+    if not box:
         return 0.0
-    return min(max(hold(), 0.0), MAX_HOLD_S)
+    return min(max(box[0](), 0.0), MAX_HOLD_S)

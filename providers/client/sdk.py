@@ -11,10 +11,11 @@ out through ``gemini_http`` on the same HTTP client, and fail with the same name
 
 from __future__ import annotations
 
+import http.cookiejar
 import inspect
 import ssl
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,7 +26,9 @@ import httpx2
 from providers.client import gemini_http
 from providers.client.addresses import AddressPolicy, AddressRefused
 from providers.client.capture import WireRequest
-from providers.client.netbackend import AsyncioBackend, AsyncioTransport
+from providers.client.netbackend import DEFAULT_LIMITS, AsyncioBackend, AsyncioTransport
+from providers.client.shared import LIMITS as SHARED_LIMITS
+from providers.client.shared import OnRequest, recorder, recording, shared_client
 from providers.errors import ProviderError
 from providers.formats import get_format
 
@@ -58,7 +61,6 @@ class RawResponse(Protocol):
 
 _E = TypeVar("_E", bound=BaseException)
 _C = TypeVar("_C")
-OnRequest = Callable[[WireRequest], Awaitable[None]]
 
 
 # Headers an SDK adds from the server's own environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID): they describe the
@@ -66,24 +68,49 @@ OnRequest = Callable[[WireRequest], Awaitable[None]]
 AMBIENT_HEADERS = ("openai-organization", "openai-project")
 
 
-def http_client(endpoint: Endpoint, on_request: OnRequest | None = None) -> httpx2.AsyncClient:
-    """The HTTP client every SDK call goes through: timeouts, and a hook that records and cleans each request."""
+def http_client(
+    endpoint: Endpoint, on_request: OnRequest | None = None, *, limits: httpx2.Limits = DEFAULT_LIMITS
+) -> httpx2.AsyncClient:
+    """The HTTP client every SDK call goes through: timeouts, and a hook that records and cleans each request.
+
+    The hook records with ``on_request``, or without one with the recorder the sending round trip has set
+    (``shared.recording``): a shared client serves many round trips, each its own."""
 
     async def hook(request: httpx2.Request) -> None:
         for name in AMBIENT_HEADERS:
             request.headers.pop(name, None)
-        if on_request is not None:
+        record = on_request if on_request is not None else recorder()
+        if record is not None:
             content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
-            await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
+            await record(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
     transport = endpoint.transport
     if transport is None and not _environment_proxies():
         # A cheaper read per chunk (see netbackend), and the backend that checks each address it dials.
-        transport = AsyncioTransport(verify=_tls_context(), network_backend=AsyncioBackend(endpoint.address_policy))
+        backend = AsyncioBackend(endpoint.address_policy)
+        transport = AsyncioTransport(verify=_tls_context(), limits=limits, network_backend=backend)
     return httpx2.AsyncClient(
-        timeout=timeout, event_hooks={"request": [hook]}, transport=transport, verify=_tls_context()
+        timeout=timeout,
+        event_hooks={"request": [hook]},
+        transport=transport,
+        verify=_tls_context(),
+        limits=limits,
     )
+
+
+def round_trip_client(endpoint: Endpoint) -> httpx2.AsyncClient:
+    """The HTTP client a round trip sends through: this event loop's shared one for the endpoint's timeout, address
+    policy and proxies (``shared``), so its connections serve the next round trips too."""
+    key = (endpoint.timeout, endpoint.address_policy, _environment_proxies())
+    return shared_client(key, lambda: _cookieless(http_client(endpoint, limits=SHARED_LIMITS)))
+
+
+def _cookieless(client: httpx2.AsyncClient) -> httpx2.AsyncClient:
+    """The client with a jar that keeps nothing: it serves every user's round trips, so a cookie one provider's
+    answer set (a load balancer's, say) would travel with the next user's requests, and show in their wire pane."""
+    client.cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    return client
 
 
 def _environment_proxies() -> bool:
@@ -143,7 +170,17 @@ async def open_response(
     """POST the wire body with the format's SDK; yields the raw (unparsed) SDK response.
 
     ``stream`` defaults to the body's own ``stream``; Gemini's body has none (the URL says it), so the caller does.
+    Sent through the loop's shared client (``round_trip_client``), or, for an endpoint that brings its own transport
+    (in-process), through a client of its own, closed with the response.
     """
+    if endpoint.transport is None:
+        # The shared client's hook records with the round trip's own recorder, set in this task's context for as
+        # long as the request and its response last: nothing of the round trip stays reachable from the shared
+        # client or its connections once its answer is done.
+        with recording(on_request):
+            async with _raw_response(round_trip_client(endpoint), endpoint, body, stream) as response:
+                yield response
+        return
     async with http_client(endpoint, on_request) as http:
         try:
             async with _raw_response(http, endpoint, body, stream) as response:
