@@ -14,35 +14,28 @@ reaches the network backend (``netbackend.AsyncioStream.read``), the one place t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextvars import ContextVar
+
+from providers.client.taskvalue import held, holding
 
 ReadHold = Callable[[], float]  # seconds a read would wait before what it reads can go on; 0 or less: read now
 
 # A read never waits longer than this, whatever a hold answers: a hold that misjudges must not stall a stream.
 MAX_HOLD_S = 0.1
 
-# A list holding the hold, emptied when the block ends: a connection keeps the context it was used in (asyncio
-# copies the context into every callback it schedules, such as a socket's reader), and a pooled connection outlives
-# the round trip; emptied, what it keeps no longer holds the run (``shared.recording`` does the same).
+# Set with ``taskvalue.holding``: a pooled connection keeps the context it was read in, and with it the run's hold.
 _hold: ContextVar[list[ReadHold] | None] = ContextVar("read_hold", default=None)
 
 
-@contextlib.contextmanager
-def holding_reads(hold: ReadHold | None) -> Iterator[None]:
+def holding_reads(hold: ReadHold | None) -> contextlib.AbstractContextManager[None]:
     """Reads made by this task inside the block ask ``hold`` how long to wait first."""
-    box = [] if hold is None else [hold]
-    token = _hold.set(box)
-    try:
-        yield
-    finally:
-        box.clear()
-        _hold.reset(token)
+    return holding(_hold, hold)
 
 
 def read_hold() -> float:
     """How long the read about to be made should wait, in seconds (0: at once)."""
-    box = _hold.get()
-    if not box:
+    hold = held(_hold)
+    if hold is None:
         return 0.0
-    return min(max(box[0](), 0.0), MAX_HOLD_S)
+    return min(max(hold(), 0.0), MAX_HOLD_S)

@@ -28,7 +28,7 @@ from providers.client.addresses import AddressPolicy, AddressRefused
 from providers.client.capture import WireRequest
 from providers.client.netbackend import DEFAULT_LIMITS, AsyncioBackend, AsyncioTransport
 from providers.client.shared import LIMITS as SHARED_LIMITS
-from providers.client.shared import OnRequest, recorder, recording, shared_client
+from providers.client.shared import OnRequest, record_for_round_trip, recording, shared_client
 from providers.errors import ProviderError
 from providers.formats import get_format
 
@@ -71,18 +71,14 @@ AMBIENT_HEADERS = ("openai-organization", "openai-project")
 def http_client(
     endpoint: Endpoint, on_request: OnRequest | None = None, *, limits: httpx2.Limits = DEFAULT_LIMITS
 ) -> httpx2.AsyncClient:
-    """The HTTP client every SDK call goes through: timeouts, and a hook that records and cleans each request.
-
-    The hook records with ``on_request``, or without one with the recorder the sending round trip has set
-    (``shared.recording``): a shared client serves many round trips, each its own."""
+    """The HTTP client every SDK call goes through: timeouts, and a hook that records and cleans each request."""
 
     async def hook(request: httpx2.Request) -> None:
         for name in AMBIENT_HEADERS:
             request.headers.pop(name, None)
-        record = on_request if on_request is not None else recorder()
-        if record is not None:
+        if on_request is not None:
             content = request.content if isinstance(request.stream, httpx2.ByteStream) else b""
-            await record(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
+            await on_request(WireRequest.from_parts(request.method, str(request.url), dict(request.headers), content))
 
     timeout = httpx2.Timeout(endpoint.timeout, connect=min(endpoint.timeout, 10.0))
     transport = endpoint.transport
@@ -101,9 +97,13 @@ def http_client(
 
 def round_trip_client(endpoint: Endpoint) -> httpx2.AsyncClient:
     """The HTTP client a round trip sends through: this event loop's shared one for the endpoint's timeout, address
-    policy and proxies (``shared``), so its connections serve the next round trips too."""
+    policy and proxies (``shared``), so its connections serve the next round trips too. Its hook records each request
+    with the recorder of the round trip that sends it (``shared.recording``).
+
+    The address policy keeps a connection dialled unchecked (the simulator's) from ever carrying a checked endpoint's
+    request. The timeout is the client's own only for Gemini's requests (the SDKs pass theirs with each request)."""
     key = (endpoint.timeout, endpoint.address_policy, _environment_proxies())
-    return shared_client(key, lambda: _cookieless(http_client(endpoint, limits=SHARED_LIMITS)))
+    return shared_client(key, lambda: _cookieless(http_client(endpoint, record_for_round_trip, limits=SHARED_LIMITS)))
 
 
 def _cookieless(client: httpx2.AsyncClient) -> httpx2.AsyncClient:
