@@ -171,27 +171,18 @@ async def open_response(
 
     ``stream`` defaults to the body's own ``stream``; Gemini's body has none (the URL says it), so the caller does.
     Sent through the loop's shared client (``round_trip_client``), or, for an endpoint that brings its own transport
-    (in-process), through a client of its own, closed with the response.
+    (in-process), through a client of its own, closed with the response. Either client's hook records with the
+    round trip's ``on_request``, lent for as long as the request and its response last (``shared.recording``): no
+    client, connection or reference cycle keeps the round trip once its answer is done.
     """
-    if endpoint.transport is None:
-        # The shared client's hook records with the round trip's own recorder, set in this task's context for as
-        # long as the request and its response last: nothing of the round trip stays reachable from the shared
-        # client or its connections once its answer is done.
-        with recording(on_request):
+    with recording(on_request):
+        if endpoint.transport is None:
             async with _raw_response(round_trip_client(endpoint), endpoint, body, stream) as response:
                 yield response
-        return
-    async with http_client(endpoint, on_request) as http:
-        try:
+            return
+        async with http_client(endpoint, record_for_round_trip) as http:
             async with _raw_response(http, endpoint, body, stream) as response:
                 yield response
-        finally:
-            # Both SDKs' clients are reference cycles (a client and its resources point at each other), freed only by
-            # a full collection. Their HTTP client's hook holds ``on_request``, and through it the whole round trip:
-            # every raw event of a finished answer would wait for that collection and be freed inside it, a pause for
-            # every socket of the process (docs/performance.md). Let go of it here, and the round trip is freed with
-            # its last reference.
-            http.event_hooks = {}
 
 
 @asynccontextmanager
