@@ -31,11 +31,12 @@ application = RunWatchdog(
     )
 )
 
-# Long-lived objects made at start-up (Django, the SDKs the first run would import) move out of the collector's way:
-# otherwise every full collection walks them again, a pause of 70-150 ms for every socket of the process.
-import anthropic  # noqa: E402, F401
-import openai  # noqa: E402, F401
+from playground.warm import warm_up  # noqa: E402
 
+# What the first turn and the first page would load on the event loop, loaded before the first connection.
+warm_up()
+# Long-lived objects made at start-up (Django, the SDKs, what warm_up loaded) move out of the collector's way:
+# otherwise every full collection walks them again, a pause of 70-150 ms for every socket of the process.
 gc.freeze()
 # A full collection walks every tracked object of the process: with a hundred chats streaming that is 50-100 ms in
 # which no socket gets a frame, and by default one comes every few seconds. Its trigger (how many younger
