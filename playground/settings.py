@@ -182,7 +182,7 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "BACKEND": "playground.shell.memory_layer.InMemoryChannelLayer",
             "CONFIG": {"capacity": CHANNEL_LAYER_CAPACITY},
         }
     }

@@ -64,7 +64,7 @@ def test_local_defaults_need_no_configuration(load: Any, tmp_path: Path) -> None
     assert settings["DEBUG"] is True
     assert settings["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert settings["DATABASES"]["default"]["NAME"] == tmp_path / "data" / "crosswire.sqlite3"
-    assert settings["CHANNEL_LAYERS"]["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert settings["CHANNEL_LAYERS"]["default"]["BACKEND"] == "playground.shell.memory_layer.InMemoryChannelLayer"
     assert settings["CHANNEL_LAYERS"]["default"]["CONFIG"]["capacity"] >= 10_000
     assert settings["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost", "[::1]"]
     assert settings["CROSSWIRE_SIMULATOR_URL"] == "http://127.0.0.1:8000/sim"
@@ -184,6 +184,6 @@ def test_the_suite_runs_on_the_services_the_environment_names() -> None:
     # Guards the services pass of CI: with DATABASE_URL and REDIS_URL set, everything in-process must really use
     # PostgreSQL and Redis, not quietly fall back to SQLite and the in-memory layer.
     database = "postgresql" if os.environ.get("DATABASE_URL") else "sqlite3"
-    layer = "core.RedisChannelLayer" if os.environ.get("REDIS_URL") else "layers.InMemoryChannelLayer"
+    layer = "core.RedisChannelLayer" if os.environ.get("REDIS_URL") else "memory_layer.InMemoryChannelLayer"
     assert live_settings.DATABASES["default"]["ENGINE"] == f"django.db.backends.{database}"
     assert live_settings.CHANNEL_LAYERS["default"]["BACKEND"].endswith(layer)
