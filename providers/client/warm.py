@@ -56,8 +56,15 @@ def warm_up(formats: Iterable[str] = FORMATS) -> list[str]:
     each logged: a failed warm-up leaves the first turn slower, never the server unable to start."""
     failed: list[str] = []
     worker = threading.Thread(target=lambda: failed.extend(asyncio.run(_warm_up(list(formats)))), name="warm-up")
-    worker.start()
-    worker.join()
+    # Its requests would each log a line at start-up about a host named warm-up: nothing a reader can act on.
+    http_log = logging.getLogger("httpx2")
+    level = http_log.level
+    http_log.setLevel(max(level, logging.WARNING))
+    try:
+        worker.start()
+        worker.join()
+    finally:
+        http_log.setLevel(level)
     return failed
 
 

@@ -50,9 +50,12 @@ def test_a_served_processs_first_turn_of_each_format_and_first_page_import_nothi
     assert out.stdout.split() == [], "imported by a first turn or page, not at start-up"
 
 
-def test_every_format_warms_up() -> None:
+def test_every_format_warms_up_without_a_log_line_per_request(caplog: pytest.LogCaptureFixture) -> None:
     assert set(warm.SIMULATOR_URLS) == set(warm.FORMATS)
-    assert warm.warm_up() == []
+    with caplog.at_level(logging.INFO):
+        assert warm.warm_up() == []
+    assert not [r for r in caplog.records if r.name == "httpx2"], "requests to a host named warm-up, at every start"
+    assert logging.getLogger("httpx2").level == logging.NOTSET, "the HTTP log's level is given back"
 
 
 def test_a_failed_warm_up_is_logged_and_never_stops_the_start(
