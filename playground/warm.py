@@ -9,13 +9,16 @@ page (every view module, imported with the URL configuration). Loaded here, at i
 
 from __future__ import annotations
 
+import contextlib
+
 from django.core.cache import cache
-from django.urls import resolve
+from django.urls import Resolver404, resolve
 
 from providers.client.warm import warm_up as warm_up_round_trips
 
 
 def warm_up() -> None:
     warm_up_round_trips()
-    resolve("/")  # the URL configuration, and with it every view module and form
+    with contextlib.suppress(Resolver404):  # the patterns are loaded whether "/" is one of them or not
+        resolve("/")  # the URL configuration, and with it every view module and form
     cache.get("warm-up")  # the cache backend, imported on first use (a turn's end clears the search menus)

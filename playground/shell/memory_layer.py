@@ -17,7 +17,7 @@ from channels.layers import InMemoryChannelLayer as ChannelsInMemoryLayer
 CLEAN_EVERY_S = 1.0
 
 
-class InMemoryChannelLayer(ChannelsInMemoryLayer):  # type: ignore[misc]
+class InMemoryChannelLayer(ChannelsInMemoryLayer):
     _next_clean = 0.0
 
     def _clean_expired(self) -> None:
