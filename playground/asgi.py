@@ -31,7 +31,7 @@ application = RunWatchdog(
     )
 )
 
-from playground.warm import warm_up  # noqa: E402
+from playground.shell.warm import warm_up  # noqa: E402
 
 # What the first turn and the first page would load on the event loop, loaded before the first connection.
 warm_up()

@@ -10,12 +10,13 @@ from playground.tools import examples
 from playground.tools.models import Tool
 from playground.tools.modules import described
 from providers.simulator import anthropic_server, gemini_server, openai_server, responses_server
+from providers.simulator.app import BASE_PATHS
 
 SIMULATED = (
-    ("Simulated OpenAI", "openai-chat", "/openai/v1", openai_server.MODELS),
-    ("Simulated OpenAI Responses", "openai-responses", "/openai/v1", responses_server.MODELS),
-    ("Simulated Anthropic", "anthropic", "/anthropic", anthropic_server.MODELS),
-    ("Simulated Gemini", "gemini", "/gemini", gemini_server.MODELS),
+    ("Simulated OpenAI", "openai-chat", BASE_PATHS["openai-chat"], openai_server.MODELS),
+    ("Simulated OpenAI Responses", "openai-responses", BASE_PATHS["openai-responses"], responses_server.MODELS),
+    ("Simulated Anthropic", "anthropic", BASE_PATHS["anthropic"], anthropic_server.MODELS),
+    ("Simulated Gemini", "gemini", BASE_PATHS["gemini"], gemini_server.MODELS),
 )
 
 

@@ -24,13 +24,8 @@ from providers.types import ChatRequest
 
 logger = logging.getLogger(__name__)
 
-# Where each format's simulator answers, mounted at the root of an in-process app (as the app mounts it at /sim).
-SIMULATOR_URLS = {
-    "openai-chat": "http://warm-up/openai/v1",
-    "openai-responses": "http://warm-up/openai/v1",
-    "anthropic": "http://warm-up/anthropic",
-    "gemini": "http://warm-up/gemini",
-}
+# The in-process simulator's app answers at the root of this host.
+ORIGIN = "http://warm-up"
 # Its tool call streams arguments in fragments, so the accumulators' and codecs' whole paths run.
 REQUEST: ChatRequest = {
     "model": "sim-1",
@@ -69,10 +64,9 @@ def warm_up(formats: Iterable[str] = FORMATS) -> list[str]:
 
 
 async def _warm_up(formats: list[str]) -> list[str]:
-    # Imported here: the simulator is a large package a process that never warms up (the CLI) need not load, and a
-    # deployment may leave it out.
+    # Imported here, as the app's mount does: a deployment may leave the simulator out, and must still start.
     try:
-        from providers.simulator.app import create_app
+        from providers.simulator.app import BASE_PATHS, create_app
     except ImportError:
         logger.warning("no warm-up: the simulator it answers with cannot be imported", exc_info=True)
         return formats
@@ -80,8 +74,8 @@ async def _warm_up(formats: list[str]) -> list[str]:
     transport = httpx2.ASGITransport(app=create_app())
     failed = []
     for name in formats:
-        endpoint = Endpoint(name, SIMULATOR_URLS[name], "warm-up", transport=transport)
         try:
+            endpoint = Endpoint(name, ORIGIN + BASE_PATHS[name], "warm-up", transport=transport)
             result = (await round_trip(endpoint, REQUEST, strategy=NATIVE)).result
         except Exception:
             logger.warning("warming up %s failed; the first turn on it loads what it needs", name, exc_info=True)

@@ -40,6 +40,13 @@ if TYPE_CHECKING:
     from providers.simulator.gemini_server import GeminiServer
 
 MOUNT = "/sim"
+# Where each wire format's API sits under the mount point (``create_app``'s routes): the end of its clients' base URL.
+BASE_PATHS = {
+    "openai-chat": "/openai/v1",
+    "openai-responses": "/openai/v1",
+    "anthropic": "/anthropic",
+    "gemini": "/gemini",
+}
 SEED_HEADER = "x-sim-seed"
 PACE_HEADER = "x-sim-pace-ms"
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from providers.client import warm
+from providers.simulator.app import BASE_PATHS
 from tests.simulator_process import standalone_simulator
 
 # Run in a new interpreter: this one has long since loaded everything. The round trips go over real sockets to a
@@ -21,13 +22,13 @@ from django.core.cache import cache
 from django.urls import resolve
 from providers.client import Endpoint, round_trip
 from providers.client.warm import REQUEST
+from providers.simulator.app import BASE_PATHS
 
 base = sys.argv[1]
-urls = {"openai-chat": "/openai/v1", "openai-responses": "/openai/v1", "anthropic": "/anthropic", "gemini": "/gemini"}
 loaded = set(sys.modules)
 
 async def turns():
-    for name, path in urls.items():
+    for name, path in BASE_PATHS.items():
         rt = await round_trip(Endpoint(name, base + path, "sk-test"), REQUEST)
         assert rt.result.complete, (name, rt.result.error)
 
@@ -40,7 +41,8 @@ print(" ".join(sorted(set(sys.modules) - loaded)))
 
 def test_a_served_processs_first_turn_of_each_format_and_first_page_import_nothing() -> None:
     # Each module a first turn imports is imported on the event loop, with every socket of the process waiting:
-    # 100-200 ms per wire format before playground.warm. A new SDK version that loads something else lazily fails here.
+    # 100-200 ms per wire format before playground.shell.warm. A new SDK version that loads something else lazily
+    # fails here.
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "playground.settings"}
     with standalone_simulator() as base:
         out = subprocess.run(
@@ -51,7 +53,7 @@ def test_a_served_processs_first_turn_of_each_format_and_first_page_import_nothi
 
 
 def test_every_format_warms_up_without_a_log_line_per_request(caplog: pytest.LogCaptureFixture) -> None:
-    assert set(warm.SIMULATOR_URLS) == set(warm.FORMATS)
+    assert set(BASE_PATHS) == set(warm.FORMATS)
     with caplog.at_level(logging.INFO):
         assert warm.warm_up() == []
     assert not [r for r in caplog.records if r.name == "httpx2"], "requests to a host named warm-up, at every start"
@@ -61,7 +63,7 @@ def test_every_format_warms_up_without_a_log_line_per_request(caplog: pytest.Log
 def test_a_failed_warm_up_is_logged_and_never_stops_the_start(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setitem(warm.SIMULATOR_URLS, "anthropic", "http://warm-up/nowhere")
+    monkeypatch.setitem(BASE_PATHS, "anthropic", "/nowhere")
     with caplog.at_level(logging.WARNING, logger=warm.__name__):
         assert warm.warm_up(["openai-chat", "anthropic"]) == ["anthropic"]
     assert "warming up anthropic" in caplog.text
