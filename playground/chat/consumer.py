@@ -11,16 +11,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from playground.chat.attachments import max_send_bytes
+from playground.chat.fanout import Frame, encode_frames
 from playground.chat.options import parse_options
 from playground.chat.questions import ANSWER_TYPES, open_questions, saved_state
-from playground.chat.registry import (
-    REGISTRY,
-    ActiveRun,
-    Frame,
-    encode_frames,
-    layer_is_shared,
-    send_control,
-)
+from playground.chat.registry import REGISTRY, ActiveRun, layer_is_shared, send_control
 from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.access import conversation_access

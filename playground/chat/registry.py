@@ -5,8 +5,9 @@ ways: straight to the sockets of this process that watch the run (no channel lay
 nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
 Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
 
-Local sockets get the frames of one step of the run together: ``emit`` only queues, and a task sends whatever has
-queued, serialised once as one JSON array, as soon as the run awaits (the next chunk from the provider). One
+Local sockets get the frames of one step of the run together: ``emit`` only queues, and a callback of the event
+loop sends whatever has queued, serialised once as one JSON array, as soon as the run awaits (the next chunk from
+the provider); the server's send never waits, so it runs in that callback, not in a task per message (eager.py). One
 upstream event makes an ``rt.wire`` and an ``rt.delta`` frame, so this halves the WebSocket messages and the
 serialising of a streaming chat without delaying any frame (see docs/performance.md).
 
@@ -35,12 +36,10 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from playground.chat import watchers
+from playground.chat.fanout import Frame, Subscriber, fan_out
 from playground.chat.pacing import next_due, read_wait, slot_after
 from playground.conversations.broadcast import conversation_group
-from providers import jsontext
 
-Frame = dict[str, Any]
-Subscriber = Callable[[str], Awaitable[None]]  # sends one text message (a JSON array of frames) to a socket
 COALESCE_S = 0.025
 # A new run's batches go through a shared layer this long even when no socket elsewhere is known to watch: one that
 # was open before the run gets its first frames this way, and answers with a ``watch``.
@@ -70,11 +69,6 @@ async def send_control(conversation_id: int, message: dict[str, Any]) -> None:
     await layer.group_send(control_group(conversation_id), {"type": CONTROL_TYPE, "message": message})
 
 
-def encode_frames(frames: list[Frame]) -> str:
-    """One WebSocket message: the frames in order, as a JSON array."""
-    return jsontext.dumps(frames)
-
-
 @dataclass
 class ActiveRun:
     conversation_id: int
@@ -94,7 +88,9 @@ class ActiveRun:
     remote_watchers: set[str] = field(default_factory=set)  # channels of sockets elsewhere that asked for batches
     started_at: float = field(default_factory=time.monotonic)
     _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
-    _sender: asyncio.Task[None] | None = None
+    _step: asyncio.Handle | None = None  # the send of what is queued, scheduled: at once, or at its slot
+    _finishing: asyncio.Task[None] | None = None  # a message whose send had to wait, being finished
+    _drained: asyncio.Future[None] | None = None  # for ``send_queued``: done once nothing is queued or being sent
     _next_slot: float = 0.0  # the frame the next message is owed to (it may go ``frame_slack`` frames sooner)
     _first_queued: float = 0.0  # when the oldest frame waiting for local sockets was emitted
     frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
@@ -127,63 +123,67 @@ class ActiveRun:
         if not self._queued:
             self._first_queued = time.monotonic()
         self._queued.append(frame)
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.get_running_loop().create_task(self._send_queued())
+        if self._step is None and self._finishing is None:
+            self._step = asyncio.get_running_loop().call_soon(self._send_step)
         if self._batch_wanted():
             self._outbox.append(frame)
             if self._flusher is None or self._flusher.done():
                 self._flusher = asyncio.create_task(self._flush_soon())
 
-    async def _send_queued(self) -> None:
+    def _send_step(self) -> None:
+        """Send what is queued as one message, unless its slot is still to come: then at the slot. At most one
+        message per display frame on average, with some frames of slack (pacing.py)."""
+        self._step = None
+        if not self._queued:
+            self._settle()
+            return
+        due = next_due(self._next_slot, self._first_queued, self.frame_interval_s, self.frame_slack)
+        wait = due - time.monotonic()
+        if wait > 0:
+            self._step = asyncio.get_running_loop().call_later(wait, self._send_step)
+            return
+        self._next_slot = slot_after(self._next_slot, due, self.frame_interval_s)
+        frames, self._queued = self._queued, []
+        skips = {send: skip for send, skip in self.subscribers.items() if skip}
+        for send in self.subscribers:
+            self.subscribers[send] = 0
+        waiting = self._deliver(frames, skips)
+        if waiting:
+            self._finishing = asyncio.get_running_loop().create_task(self._finish(waiting))
+        else:
+            self._settle()
+
+    async def _finish(self, waiting: list[tuple[Subscriber, Awaitable[None]]]) -> None:
+        """The sends that had to wait; frames queued meanwhile go in the next message, after them."""
         try:
-            while self._queued:  # frames queued while sending go out in the next message, in order
-                # At most one message per display frame on average, with some frames of slack (pacing.py).
-                due = next_due(self._next_slot, self._first_queued, self.frame_interval_s, self.frame_slack)
-                wait = due - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                self._next_slot = slot_after(self._next_slot, due, self.frame_interval_s)
-                frames, self._queued = self._queued, []
-                skips = {send: skip for send, skip in self.subscribers.items() if skip}
-                for send in self.subscribers:
-                    self.subscribers[send] = 0
-                await self._deliver(frames, skips)
+            for send, rest in waiting:
+                try:
+                    await rest
+                except Exception:  # a socket closing mid-send must not break the run
+                    self.unsubscribe(send)
         finally:
-            self._sender = None
+            self._finishing = None
+            self._settle()
+
+    def _settle(self) -> None:
+        """After a send: the next one if frames are queued, else whoever waits for the queue to drain goes on."""
+        if self._queued:
+            if self._step is None:
+                self._step = asyncio.get_running_loop().call_soon(self._send_step)
+        elif self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
 
     def read_hold(self) -> float:
         """How long reading the provider's stream may wait (``providers.client.holds``; the rule: ``read_wait``)."""
         first = self._first_queued if self._queued else None
         return read_wait(self._next_slot, first, time.monotonic(), self.frame_interval_s, self.frame_slack)
 
-    async def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> None:
-        try:
-            text = encode_frames(frames)  # once for every socket
-        except (TypeError, ValueError):  # a frame that is not JSON is a bug: say so, and send the others
-            logger.exception("a frame of conversation %s could not be encoded", self.conversation_id)
-            frames, skips = self._encodable(frames, skips)
-            text = encode_frames(frames)
-        for send in list(self.subscribers):
-            skip = skips.get(send, 0)
-            if skip >= len(frames):
-                continue
-            try:
-                await send(text if not skip else encode_frames(frames[skip:]))
-            except Exception:  # a socket closing mid-send must not break the run
-                self.unsubscribe(send)
-
-    @staticmethod
-    def _encodable(frames: list[Frame], skips: dict[Subscriber, int]) -> tuple[list[Frame], dict[Subscriber, int]]:
-        """The frames that encode, with each socket's skip counted again over them."""
-        ok = []
-        for frame in frames:
-            try:
-                encode_frames([frame])
-                ok.append(True)
-            except (TypeError, ValueError):
-                ok.append(False)
-        kept = [frame for frame, good in zip(frames, ok, strict=True) if good]
-        return kept, {send: sum(ok[:skip]) for send, skip in skips.items()}
+    def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> list[tuple[Subscriber, Awaitable[None]]]:
+        """Send ``frames`` to every local socket now; what is left of the sends that had to wait, by socket."""
+        sent = fan_out(frames, list(self.subscribers), skips, self.conversation_id)
+        for send in sent.failed:
+            self.unsubscribe(send)
+        return sent.waiting
 
     def new_round_trip(self) -> None:
         self.round_trip_frames, self.in_flight = [], True
@@ -225,8 +225,10 @@ class ActiveRun:
         """Send what local sockets have queued before going on. A stream's last chunk and its end arrive together,
         and the work of ending a round trip (its whole record, saved) never awaits before it is done: without this,
         the answer's last delta would wait for all of it. Shielded, like ``flush``."""
-        while self._sender is not None and not self._sender.done():
-            await asyncio.shield(self._sender)
+        while self._queued or self._finishing is not None:
+            if self._drained is None or self._drained.done():
+                self._drained = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._drained)
 
     async def send_queued_now(self) -> None:
         """``send_queued``, then two turns of the event loop: the server (Twisted) writes a message to the socket

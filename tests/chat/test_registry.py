@@ -285,3 +285,40 @@ async def test_a_control_channel_that_comes_back_replays_the_run_to_every_socket
         assert replay["type"] == "conversation.sync" and replay["run_id"] == run.run_id
         assert [frame.get("text") for frame in replay["frames"]] == ["so far"]
     assert len(calls) >= 2, "the run listens again after the failure"
+
+
+async def test_sockets_whose_send_never_waits_get_their_messages_without_a_task_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server's send never waits: a task per message cost a streaming chat more than the send (eager.py)."""
+    loop = asyncio.get_running_loop()
+    created: list[object] = []
+    create_task = loop.create_task
+
+    def counting_create_task(coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        created.append(coro)
+        return create_task(coro, **kwargs)
+
+    run, first, second = ActiveRun(990011, frame_interval_s=0.0), Socket(), Socket()
+    run.subscribe(first.send), run.subscribe(second.send)
+    monkeypatch.setattr(loop, "create_task", counting_create_task)
+    for n in range(20):
+        run.emit({"n": n, "kind": "wire"})
+        run.emit({"n": n, "kind": "delta"})
+        await asyncio.sleep(0)  # the run awaits the next chunk: the step's frames go out now
+        assert first.messages[-1] == [{"n": n, "kind": "wire"}, {"n": n, "kind": "delta"}]
+    await run.send_queued()
+    assert created == []
+    assert first.messages == second.messages and len(first.messages) == 20
+
+
+async def test_a_send_that_waits_holds_the_next_message_for_its_socket_only_after_it() -> None:
+    run, slow, fast = ActiveRun(990012, frame_interval_s=0.0), Socket(delay=0.02), Socket()
+    run.subscribe(slow.send), run.subscribe(fast.send)
+    run.emit({"n": 1})
+    await asyncio.sleep(0.005)
+    assert fast.messages == [[{"n": 1}]], "a socket that does not wait is not held by one that does"
+    assert slow.messages == []
+    run.emit({"n": 2})
+    await run.send_queued()
+    assert slow.messages == fast.messages == [[{"n": 1}], [{"n": 2}]]
