@@ -18,7 +18,7 @@ from playground.chat.loop import Decision
 from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
-from playground.prepared import PreparedDelete, PreparedUpdate
+from playground.prepared import PreparedCreate, PreparedDelete, PreparedUpdate
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
 from playground.tools.schema import check_arguments, field_states
@@ -112,7 +112,7 @@ class ConversationHooks:
                 "strategy": update.strategy,
             }
         )
-        self.rows[rt] = await RoundTrip.objects.acreate(
+        row = RoundTrip(
             conversation=self.conversation,
             position=rt,
             format=self.conversation.format,
@@ -121,6 +121,8 @@ class ConversationHooks:
             notes=update.notes,
             wire_request=wire_request,
         )
+        await orm_thread(_insert_round_trip)(row)
+        self.rows[rt] = row
         self.savers[rt] = EventSaver(self.rows[rt])
 
     def _track_call(self, rt: int, event: ev.Event) -> None:
@@ -298,18 +300,31 @@ def save_message(
     fields["meta"] = meta or {}
     if position is not None:
         try:
-            return Message.objects.create(conversation=conversation, position=position, **fields)
+            return _create_message(conversation=conversation, position=position, **fields)
         except IntegrityError:
             logger.warning("conversation %s: position %s taken; appending after the last", conversation.pk, position)
     last = conversation.messages.aggregate(last=Max("position"))
     position = 0 if last["last"] is None else last["last"] + 1
-    return Message.objects.create(conversation=conversation, position=position, **fields)
+    return _create_message(conversation=conversation, position=position, **fields)
 
 
-# A round trip's end and a run's status: every turn writes them, so they are built once (playground.prepared).
+def _insert_round_trip(row: RoundTrip) -> None:
+    row.measure()  # as RoundTrip.save does: the request's JSON text is measured here, not on the event loop
+    _CREATE_ROUND_TRIP.insert(row)
+
+
+def _create_message(**values: Any) -> Message:
+    message = Message(**values)
+    _CREATE_MESSAGE.insert(message)
+    return message
+
+
+# A turn's new rows, a round trip's end and a run's status: every turn writes them, so they are built once
+# (playground.prepared).
 _END = PreparedUpdate(RoundTrip, (*ENDED_FIELDS, "event_count"), lambda pk: RoundTrip.objects.filter(pk=pk), int)
 _DROP_BATCHES = PreparedDelete(WireEventBatch, lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
 _STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
+_CREATE_MESSAGE, _CREATE_ROUND_TRIP = PreparedCreate(Message), PreparedCreate(RoundTrip)
 NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
 
 

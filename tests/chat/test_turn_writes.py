@@ -346,7 +346,7 @@ async def test_a_turn_makes_five_trips_and_reads_what_it_opened_with_only_once(
     # The access check; opening the turn; the round trip's row as its request goes; its whole record with its
     # batches deleted, then the answer; the status with the search index. Each trip used to hold one statement.
     ours = [name for name in sent if name != "no_op"]  # no_op: the test communicator's own
-    assert ours == ["_access_now", "open_turn", "create", "_save_ended_and_message", "_save_status"], sent
+    assert ours == ["_access_now", "open_turn", "_insert_round_trip", "_save_ended_and_message", "_save_status"], sent
     counts = [sql for sql in statements if sql.startswith('SELECT COUNT(*) AS "__count" FROM "playground_message"')]
     assert counts == [], "the page's message count comes from the history the turn read"
     last_round_trip = [sql for sql in statements if sql.startswith('SELECT "playground_roundtrip"."position"')]

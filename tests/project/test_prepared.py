@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, connections
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 from django.db.models.sql.compiler import SQLCompiler
 from django.utils import timezone
 
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.endpoints.models import Endpoint
-from playground.prepared import PreparedDelete, PreparedInsert, PreparedQuery, PreparedUpdate
+from playground.prepared import PreparedCreate, PreparedDelete, PreparedInsert, PreparedQuery, PreparedUpdate
 from playground.teams.models import Team
 
 pytestmark = pytest.mark.django_db
@@ -238,3 +238,72 @@ def test_a_delete_receiver_connected_later_gets_its_signals(chats: list[Conversa
         post_delete.disconnect(receiver, sender=Message)
     assert sorted(deleted) == [0, 1], "the ORM deleted them, and said so"
     assert not Message.objects.filter(conversation__in=chats[:2]).exists()
+
+
+def _row(model: type[Any], pk: int) -> dict[str, Any]:
+    """Every column of a row, as the ORM reads it back, but its key and creation time."""
+    values = model.objects.filter(pk=pk).values().get()
+    return {k: v for k, v in values.items() if k not in {"id", "created_at", "started_at"}}
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as the ORM's thread runs it
+def test_a_create_inserts_what_save_inserts_and_reads_the_key_back(chats: list[Conversation]) -> None:
+    create, sent = PreparedCreate(Message), []
+    data = {"role": "assistant", "content": 'ü " \u2028', "tool_calls": [{"id": "c1"}]}
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    before = timezone.now()
+    mine = Message(conversation=chats[0], position=5, role="assistant", data=data, complete=False, meta={"a": 1})
+    with connection.execute_wrapper(record):
+        create.insert(mine)
+        again = Message(conversation=chats[0], position=6, role="tool", data={"role": "tool"})
+        create.insert(again)  # the statement built for the first runs again
+    theirs = Message.objects.create(
+        conversation=chats[1], position=5, role="assistant", data=data, complete=False, meta={"a": 1}
+    )
+    assert len(sent) == 2 and sent[0] == sent[1] and sent[0].startswith("INSERT")
+    assert mine.pk is not None and again.pk == mine.pk + 1 and not mine._state.adding and mine._state.db == "default"
+    assert before <= mine.created_at <= timezone.now(), "auto_now_add, as save fills it"
+    stored = Message.objects.get(pk=mine.pk)
+    assert stored.created_at == mine.created_at and stored.data == data
+    assert {**_row(Message, mine.pk), "conversation_id": 0} == {**_row(Message, theirs.pk), "conversation_id": 0}
+    assert (again.complete, again.meta, again.round_trip_id) == (True, {}, None), "the model's defaults"
+    with pytest.raises(IntegrityError):  # the position is taken: as save would fail
+        create.insert(Message(conversation=chats[0], position=5, role="user", data={}))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_created_round_trip_is_what_saving_it_stores(chats: list[Conversation]) -> None:
+    fields = {"format": "openai-chat", "model": "m", "request": {"messages": [{"role": "user"}]}, "notes": ["n"]}
+    fields["wire_request"] = {"url": "https://x/v1", "headers": {"authorization": "[redacted]"}, "body": {"a": 1}}
+    mine = RoundTrip(conversation=chats[0], position=0, **fields)
+    mine.measure()  # what RoundTrip.save does first: the caller's part
+    PreparedCreate(RoundTrip).insert(mine)
+    theirs = RoundTrip.objects.create(conversation=chats[1], position=0, **fields)
+    assert {**_row(RoundTrip, mine.pk), "conversation_id": 0} == {**_row(RoundTrip, theirs.pk), "conversation_id": 0}
+    assert RoundTrip.objects.get(pk=mine.pk).body_chars == theirs.body_chars > 0
+
+
+def test_a_create_with_a_save_receiver_saves_through_the_orm(chats: list[Conversation]) -> None:
+    saved: list[bool] = []
+
+    def receiver(sender: type[Message], instance: Message, created: bool, **kwargs: Any) -> None:
+        saved.append(created)
+
+    post_save.connect(receiver, sender=Message)
+    try:
+        message = Message(conversation=chats[0], position=9, role="user", data={"role": "user"})
+        PreparedCreate(Message).insert(message)
+    finally:
+        post_save.disconnect(receiver, sender=Message)
+    assert saved == [True] and Message.objects.filter(pk=message.pk, position=9).exists()
+
+
+def test_a_model_without_an_automatic_key_is_refused() -> None:
+    from django.contrib.sessions.models import Session
+
+    with pytest.raises(ValueError, match="automatic key"):
+        PreparedCreate(Session)
