@@ -147,7 +147,11 @@ class ActiveRun:
         skips = {send: skip for send, skip in self.subscribers.items() if skip}
         for send in self.subscribers:
             self.subscribers[send] = 0
-        waiting = self._deliver(frames, skips)
+        try:
+            waiting = self._deliver(frames, skips)
+        except Exception:  # a bug must not leave whoever waits for the queue to drain (a run's end) waiting for good
+            logger.exception("frames of conversation %s could not be sent", self.conversation_id)
+            waiting = []
         if waiting:
             self._finishing = asyncio.get_running_loop().create_task(self._finish(waiting))
         else:

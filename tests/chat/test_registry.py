@@ -322,3 +322,22 @@ async def test_a_send_that_waits_holds_the_next_message_for_its_socket_only_afte
     run.emit({"n": 2})
     await run.send_queued()
     assert slow.messages == fast.messages == [[{"n": 1}], [{"n": 2}]]
+
+
+async def test_a_send_step_that_fails_is_logged_and_never_leaves_a_flush_waiting(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    run, socket = ActiveRun(990013, frame_interval_s=0.0), Socket()
+    run.subscribe(socket.send)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug in the fan-out")
+
+    monkeypatch.setattr(registry, "fan_out", broken)
+    run.emit({"n": 1})
+    await asyncio.wait_for(run.flush(), 1)  # the run's end flushes: it must not wait for good
+    assert "could not be sent" in caplog.text
+    monkeypatch.undo()
+    run.emit({"n": 2})
+    await asyncio.wait_for(run.flush(), 1)
+    assert socket.messages == [[{"n": 2}]], "the next step's frames still go"
