@@ -261,11 +261,14 @@ class PreparedCreate:
 
     def __init__(self, model: type[models.Model], using: str = "default") -> None:
         meta = model._meta
-        self._fields = [f for f in meta.local_concrete_fields if not getattr(f, "db_returning", False)]
+        if meta.parents or meta.order_with_respect_to or not isinstance(meta.pk, models.AutoField):  # Big, Small too
+            raise ValueError(f"{model.__name__}: only a model of its own with an automatic key can be prepared")
+        self._fields = [f for f in meta.local_concrete_fields if f is not meta.pk]
         if any(hasattr(field, "get_placeholder") for field in self._fields):  # binary, array, range: their own SQL
             raise ValueError("a field with its own placeholder cannot be prepared")
-        if meta.parents or meta.pk is None or not getattr(meta.pk, "db_returning", False):
-            raise ValueError(f"{model.__name__}: only a model of its own with an automatic key can be prepared")
+        # What the database fills in and save reads back: left to the ORM, which knows when to.
+        if any(field.has_db_default() or getattr(field, "generated", False) for field in self._fields):
+            raise ValueError(f"{model.__name__}: a field the database fills in cannot be prepared")
         self._model, self._using = model, using
         self._cache = _PerConnection((), using)
 
@@ -282,14 +285,21 @@ class PreparedCreate:
 
     def insert(self, instance: models.Model) -> None:
         """Insert ``instance`` (a new one, not saved yet) and give it its key, as ``save`` would."""
-        if pre_save.has_listeners(self._model) or post_save.has_listeners(self._model):  # the ORM sends them
+        values = [field.pre_save(instance, True) for field in self._fields]
+        if (
+            pre_save.has_listeners(self._model)
+            or post_save.has_listeners(self._model)  # the ORM sends them
+            or any(hasattr(value, "resolve_expression") for value in values)  # the ORM compiles them
+        ):
             instance.save(force_insert=True, using=self._using)
             return
+        instance._prepare_related_fields_for_save(operation_name="save")  # an unsaved related row: as save refuses
         connection, statement = self._cache.statement(self._compile)
-        values = [_prepare(field, field.pre_save(instance, True), connection) for field in self._fields]
+        prepared = [_prepare(field, value, connection) for field, value in zip(self._fields, values, strict=True)]
         meta = self._model._meta
-        with connection.cursor() as cursor:
-            cursor.execute(statement.sql, values)
+        # As save: a failure inside an atomic block marks it for rollback, so it cannot be committed by mistake.
+        with transaction.mark_for_rollback_on_error(self._using), connection.cursor() as cursor:
+            cursor.execute(statement.sql, prepared)
             if connection.features.can_return_columns_from_insert:
                 key = connection.ops.fetch_returned_insert_columns(cursor, statement.params)[0]
             else:

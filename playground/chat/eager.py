@@ -19,7 +19,9 @@ T = TypeVar("T")
 
 def start_now(awaitable: Awaitable[T]) -> Awaitable[T] | None:
     """Run ``awaitable`` until it first waits: None once it has finished, or what is left of it, to be awaited.
-    An exception it raises before waiting is raised here. An awaitable that is not a coroutine is not started."""
+    An exception it raises before waiting is raised here. An awaitable that is not a coroutine is not started: it is
+    returned as it is, done or not. The first step runs in the caller's step, which may be a plain callback of the
+    event loop, outside any task: a coroutine that needs one there (``asyncio.timeout``, a task group) fails."""
     if not isinstance(awaitable, types.CoroutineType):
         return awaitable
     try:

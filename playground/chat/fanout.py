@@ -45,7 +45,8 @@ def fan_out(frames: list[Frame], sockets: list[Subscriber], skips: dict[Subscrib
             continue
         try:
             rest = start_now(send(text if not skip else encode_frames(frames[skip:])))
-        except Exception:  # a socket closing mid-send must not break the run
+        except Exception:  # a socket closing mid-send must not break the run (said: it may have failed otherwise)
+            logger.warning("a socket of conversation %s is dropped: its send failed", about, exc_info=True)
             result.failed.append(send)
             continue
         if rest is not None:

@@ -132,10 +132,20 @@ class ActiveRun:
 
     def _send_step(self) -> None:
         """Send what is queued as one message, unless its slot is still to come: then at the slot. At most one
-        message per display frame on average, with some frames of slack (pacing.py)."""
+        message per display frame on average, with some frames of slack (pacing.py). Whatever happens, the queue
+        is settled after: a run's closing flush waits for it to drain."""
         self._step = None
+        try:
+            self._send_due()
+        except Exception:  # a bug: its frames are dropped (sent again, they would fail again), the run goes on
+            logger.exception("frames of conversation %s could not be sent", self.conversation_id)
+            self._queued = []
+        finally:
+            if self._step is None and self._finishing is None:
+                self._settle()
+
+    def _send_due(self) -> None:
         if not self._queued:
-            self._settle()
             return
         due = next_due(self._next_slot, self._first_queued, self.frame_interval_s, self.frame_slack)
         wait = due - time.monotonic()
@@ -147,23 +157,20 @@ class ActiveRun:
         skips = {send: skip for send, skip in self.subscribers.items() if skip}
         for send in self.subscribers:
             self.subscribers[send] = 0
-        try:
-            waiting = self._deliver(frames, skips)
-        except Exception:  # a bug must not leave whoever waits for the queue to drain (a run's end) waiting for good
-            logger.exception("frames of conversation %s could not be sent", self.conversation_id)
-            waiting = []
+        waiting = self._deliver(frames, skips)
         if waiting:
             self._finishing = asyncio.get_running_loop().create_task(self._finish(waiting))
-        else:
-            self._settle()
 
     async def _finish(self, waiting: list[tuple[Subscriber, Awaitable[None]]]) -> None:
-        """The sends that had to wait; frames queued meanwhile go in the next message, after them."""
+        """The sends that had to wait, in turn; every socket's next message waits for them (none overtakes)."""
         try:
             for send, rest in waiting:
                 try:
                     await rest
-                except Exception:  # a socket closing mid-send must not break the run
+                except (Exception, asyncio.CancelledError) as exc:  # a socket closing mid-send costs only itself
+                    task = asyncio.current_task()
+                    if isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling():
+                        raise
                     self.unsubscribe(send)
         finally:
             self._finishing = None

@@ -94,3 +94,34 @@ async def test_an_awaitable_that_is_not_a_coroutine_is_left_to_be_awaited() -> N
     assert start_now(future) is future
     future.set_result(1)
     assert await future == 1
+
+
+async def test_closing_what_is_left_closes_the_coroutine() -> None:
+    cleaned: list[bool] = []
+
+    async def waits() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            cleaned.append(True)
+
+    rest = start_now(waits())
+    assert rest is not None and cleaned == []
+    rest.close()  # type: ignore[attr-defined]
+    assert cleaned == [True]
+
+
+async def test_an_error_thrown_in_and_handled_by_the_coroutine_lets_it_return() -> None:
+    async def recovers() -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "saved what it had"
+        return "never"
+
+    rest = start_now(recovers())
+    assert rest is not None
+    task = asyncio.ensure_future(rest)
+    await asyncio.sleep(0.01)
+    task.cancel()
+    assert await task == "saved what it had"

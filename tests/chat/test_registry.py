@@ -312,16 +312,57 @@ async def test_sockets_whose_send_never_waits_get_their_messages_without_a_task_
     assert first.messages == second.messages and len(first.messages) == 20
 
 
-async def test_a_send_that_waits_holds_the_next_message_for_its_socket_only_after_it() -> None:
+async def test_a_socket_that_does_not_wait_gets_a_message_before_a_slow_one_has_finished_it() -> None:
     run, slow, fast = ActiveRun(990012, frame_interval_s=0.0), Socket(delay=0.02), Socket()
     run.subscribe(slow.send), run.subscribe(fast.send)
     run.emit({"n": 1})
     await asyncio.sleep(0.005)
-    assert fast.messages == [[{"n": 1}]], "a socket that does not wait is not held by one that does"
+    assert fast.messages == [[{"n": 1}]], "the slow socket's send did not hold the fast one's"
     assert slow.messages == []
     run.emit({"n": 2})
+    await asyncio.sleep(0.005)
+    assert fast.messages == [[{"n": 1}]], "the next message waits until every send of the last one is done"
     await run.send_queued()
     assert slow.messages == fast.messages == [[{"n": 1}], [{"n": 2}]]
+
+
+async def test_a_message_never_overtakes_one_whose_send_is_still_waiting() -> None:
+    gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    received: list[list[dict[str, Any]]] = []
+    calls = 0
+
+    async def send(text: str) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await gate  # the first message's send waits; the next ones would not
+        received.append(json.loads(text))
+
+    run = ActiveRun(990014, frame_interval_s=0.0)
+    run.subscribe(send)
+    run.emit({"n": 1})
+    await asyncio.sleep(0)
+    run.emit({"n": 2})
+    run.emit({"n": 3})
+    await asyncio.sleep(0.01)
+    assert received == [], "nothing overtakes the waiting first message"
+    gate.set_result(None)
+    await asyncio.wait_for(run.send_queued(), 1)
+    assert received == [[{"n": 1}], [{"n": 2}, {"n": 3}]]
+
+
+async def test_a_send_cancelled_on_its_own_costs_only_its_socket() -> None:
+    class Cancelled(Socket):
+        async def send(self, text: str) -> None:
+            await asyncio.sleep(0.005)
+            raise asyncio.CancelledError  # e.g. a send through a wrapper whose own task was cancelled
+
+    run, cancelled, slow = ActiveRun(990015, frame_interval_s=0.0), Cancelled(), Socket(delay=0.01)
+    run.subscribe(cancelled.send), run.subscribe(slow.send)
+    run.emit({"n": 1})
+    await asyncio.wait_for(run.send_queued(), 1)
+    assert slow.messages == [[{"n": 1}]], "the send after the cancelled one was still finished"
+    assert not run.is_fed(cancelled.send) and run.is_fed(slow.send)
 
 
 async def test_a_send_step_that_fails_is_logged_and_never_leaves_a_flush_waiting(
@@ -341,3 +382,22 @@ async def test_a_send_step_that_fails_is_logged_and_never_leaves_a_flush_waiting
     run.emit({"n": 2})
     await asyncio.wait_for(run.flush(), 1)
     assert socket.messages == [[{"n": 2}]], "the next step's frames still go"
+
+
+async def test_a_step_that_fails_before_sending_drops_its_frames_and_goes_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    run, socket = ActiveRun(990016, frame_interval_s=0.0), Socket()
+    run.subscribe(socket.send)
+
+    def broken(*args: Any) -> float:
+        raise ArithmeticError("a bug in the pacing")
+
+    monkeypatch.setattr(registry, "next_due", broken)
+    run.emit({"n": 1})
+    await asyncio.wait_for(run.flush(), 1)  # no step retried for good, no flush left waiting
+    assert "could not be sent" in caplog.text and socket.messages == []
+    monkeypatch.undo()
+    run.emit({"n": 2})
+    await asyncio.wait_for(run.flush(), 1)
+    assert socket.messages == [[{"n": 2}]]

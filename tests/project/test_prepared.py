@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, connections
+from django.db import IntegrityError, connection, connections, models, transaction
 from django.db.models.signals import post_delete, post_save
 from django.db.models.sql.compiler import SQLCompiler
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
@@ -307,3 +308,38 @@ def test_a_model_without_an_automatic_key_is_refused() -> None:
 
     with pytest.raises(ValueError, match="automatic key"):
         PreparedCreate(Session)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_create_inside_an_atomic_block_marks_it_for_rollback_as_save_does(chats: list[Conversation]) -> None:
+    create = PreparedCreate(Message)
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):  # position 0 is taken
+            create.insert(Message(conversation=chats[0], position=0, role="user", data={}))
+        with pytest.raises(TransactionManagementError):  # as after a failed save: nothing more until it ends
+            Message.objects.count()
+    assert Message.objects.filter(conversation=chats[0]).count() == 1
+
+
+def test_a_create_leaves_expressions_and_unsaved_relations_to_the_orm(chats: list[Conversation]) -> None:
+    create = PreparedCreate(Message)
+    computed = Message(conversation=chats[0], position=models.Value(41) + 1, role="user", data={})
+    create.insert(computed)  # an expression: the ORM compiles it, as save would
+    assert Message.objects.filter(pk=computed.pk, position=42).exists()
+    with pytest.raises(ValueError, match="unsaved related object"):  # as save refuses it
+        create.insert(Message(conversation=Conversation(title="not saved"), position=0, role="user", data={}))
+
+
+def test_a_model_whose_fields_the_database_fills_is_refused() -> None:
+    class Counted(models.Model):
+        hits = models.IntegerField(db_default=0)
+
+        class Meta:
+            app_label = "playground"
+            managed = False
+
+        def __str__(self) -> str:
+            return f"{self.hits} hits"
+
+    with pytest.raises(ValueError, match="the database fills in"):
+        PreparedCreate(Counted)
