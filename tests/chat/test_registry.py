@@ -365,39 +365,21 @@ async def test_a_send_cancelled_on_its_own_costs_only_its_socket() -> None:
     assert not run.is_fed(cancelled.send) and run.is_fed(slow.send)
 
 
-async def test_a_send_step_that_fails_is_logged_and_never_leaves_a_flush_waiting(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("broken", ["next_due", "fan_out"])  # before the frames are taken from the queue, and after
+async def test_a_send_step_that_fails_drops_its_frames_and_never_leaves_a_flush_waiting(
+    broken: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     run, socket = ActiveRun(990013, frame_interval_s=0.0), Socket()
     run.subscribe(socket.send)
 
-    def broken(*args: Any) -> Any:
-        raise RuntimeError("a bug in the fan-out")
+    def bug(*args: Any) -> Any:
+        raise RuntimeError(f"a bug in {broken}")
 
-    monkeypatch.setattr(registry, "fan_out", broken)
+    monkeypatch.setattr(registry, broken, bug)
     run.emit({"n": 1})
-    await asyncio.wait_for(run.flush(), 1)  # the run's end flushes: it must not wait for good
-    assert "could not be sent" in caplog.text
-    monkeypatch.undo()
-    run.emit({"n": 2})
-    await asyncio.wait_for(run.flush(), 1)
-    assert socket.messages == [[{"n": 2}]], "the next step's frames still go"
-
-
-async def test_a_step_that_fails_before_sending_drops_its_frames_and_goes_on(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    run, socket = ActiveRun(990016, frame_interval_s=0.0), Socket()
-    run.subscribe(socket.send)
-
-    def broken(*args: Any) -> float:
-        raise ArithmeticError("a bug in the pacing")
-
-    monkeypatch.setattr(registry, "next_due", broken)
-    run.emit({"n": 1})
-    await asyncio.wait_for(run.flush(), 1)  # no step retried for good, no flush left waiting
+    await asyncio.wait_for(run.flush(), 1)  # the run's end flushes: no step retried for good, no flush left waiting
     assert "could not be sent" in caplog.text and socket.messages == []
     monkeypatch.undo()
     run.emit({"n": 2})
     await asyncio.wait_for(run.flush(), 1)
-    assert socket.messages == [[{"n": 2}]]
+    assert socket.messages == [[{"n": 2}]], "the next step's frames still go"
