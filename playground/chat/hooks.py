@@ -4,43 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-from django.db import DatabaseError, IntegrityError
-from django.db.models import Max
-from django.utils import timezone
+from typing import TYPE_CHECKING, Any
 
 from playground.chat.event_saver import EventSaver
 from playground.chat.loop import Decision
 from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
-from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
-from playground.prepared import PreparedCreate, PreparedDelete, PreparedUpdate
+from playground.chat.writes import (
+    ENDED_FIELDS,
+    _fill_round_trip,
+    _insert_round_trip,
+    _MessageNotSaved,
+    _Record,
+    _save_ended,
+    _save_ended_and_message,
+    _save_status,
+    save_message,
+    summary,
+)
+from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
 from playground.tools.schema import check_arguments, field_states
 from providers import events as ev
 from providers.client import RequestSent, Update, WireEvent
 from providers.client import RoundTrip as ClientRoundTrip
-from providers.client.capture import raw_event_dicts
 from providers.types import Message as InternalMessage
 from providers.types import ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# What a round trip's end adds to the row inserted when its request went (``_fill_round_trip``).
-ENDED_FIELDS = (
-    "notes", "wire_events", "status_code", "finish_reason", "raw_finish_reason", "usage", "error", "complete",
-    "ttfb_ms", "total_ms",
-)  # fmt: skip
-STATUS_FIELDS = ("status", "status_message", "run_owner", "updated_at")
 WAIT_LIMIT_S = 30 * 60  # a manual answer or an approval not given by then is answered for the person
-
-logger = logging.getLogger(__name__)
 
 # Re-parsing the partial arguments costs O(length): at most this often per call, so long arguments stay cheap.
 FIELD_CHECK_EVERY_S = 0.1
@@ -283,126 +280,3 @@ class ConversationHooks:
             if self.messages is not None:
                 self.messages.append((saved.role, saved.data))
             return saved
-
-
-def save_message(
-    conversation: Conversation,
-    message: InternalMessage,
-    *,
-    complete: bool = True,
-    round_trip: RoundTrip | None = None,
-    meta: dict[str, Any] | None = None,
-    position: int | None = None,
-) -> Message:
-    """The message after the last one saved; ``position``: where the caller knows it goes (the run that holds the
-    conversation counts its own), which saves reading the last one first. Taken already, it is read after all."""
-    fields = {"role": message["role"], "data": dict(message), "complete": complete, "round_trip": round_trip}
-    fields["meta"] = meta or {}
-    if position is not None:
-        try:
-            return _create_message(conversation=conversation, position=position, **fields)
-        except IntegrityError:
-            logger.warning("conversation %s: position %s taken; appending after the last", conversation.pk, position)
-    last = conversation.messages.aggregate(last=Max("position"))
-    position = 0 if last["last"] is None else last["last"] + 1
-    return _create_message(conversation=conversation, position=position, **fields)
-
-
-def _insert_round_trip(row: RoundTrip) -> None:
-    row.measure()  # as RoundTrip.save does: the request's JSON text is measured here, not on the event loop
-    _CREATE_ROUND_TRIP.insert(row)
-
-
-def _create_message(**values: Any) -> Message:
-    message = Message(**values)
-    _CREATE_MESSAGE.insert(message)
-    return message
-
-
-# A turn's new rows, a round trip's end and a run's status: every turn writes them, so they are built once
-# (playground.prepared).
-_END = PreparedUpdate(RoundTrip, (*ENDED_FIELDS, "event_count"), lambda pk: RoundTrip.objects.filter(pk=pk), int)
-_DROP_BATCHES = PreparedDelete(WireEventBatch, lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
-_STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
-_CREATE_MESSAGE, _CREATE_ROUND_TRIP = PreparedCreate(Message), PreparedCreate(RoundTrip)
-NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
-
-
-def _save_ended(row: RoundTrip, fields: tuple[str, ...] | None) -> None:
-    """A round trip's whole record, then its raw-event batches deleted (the whole holds them), in one trip.
-    ``fields``: ENDED_FIELDS when the row was inserted as its request went, None to insert it now."""
-    if fields is None:
-        row.save()
-    else:
-        assert fields == ENDED_FIELDS, fields
-        row.event_count = len(row.wire_events or [])  # as RoundTrip.save counts them
-        if not _END.run({name: getattr(row, name) for name in (*fields, "event_count")}, row.pk):
-            raise DatabaseError(NOT_SAVED)
-    _DROP_BATCHES.run(row.pk)
-
-
-class _Record(NamedTuple):
-    """A round trip's whole record to save: ``_save_ended``'s arguments."""
-
-    row: RoundTrip
-    fields: tuple[str, ...] | None
-
-
-class _MessageNotSaved(Exception):
-    """The round trip's record was saved, its message was not (``cause`` says why)."""
-
-    def __init__(self, cause: Exception) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-
-
-def _save_ended_and_message(
-    record: _Record, conversation: Conversation, message: InternalMessage, **kwargs: Any
-) -> Message:
-    """A round trip's whole record, then the message it brought (``save_message``'s arguments): one trip. A failure
-    after the record is saved is a ``_MessageNotSaved``, so the caller still tells the pages of the record."""
-    _save_ended(*record)
-    try:
-        return save_message(conversation, message, **kwargs)
-    except Exception as exc:
-        raise _MessageNotSaved(exc) from exc
-
-
-def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:
-    conversation.updated_at = timezone.now()  # auto_now: what save() would set
-    if not _STATUS.run({name: getattr(conversation, name) for name in STATUS_FIELDS}, conversation.pk):
-        raise DatabaseError(NOT_SAVED)
-    if then is None:
-        return
-    try:
-        then()
-    except Exception:
-        logger.exception("conversation %s: the work after its status failed", conversation.pk)
-
-
-def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:
-    result = round_trip.result
-    row.request = dict(round_trip.request)
-    row.notes = round_trip.notes
-    row.wire_request = None if round_trip.wire_request is None else round_trip.wire_request.to_dict()
-    row.wire_events = raw_event_dicts(round_trip.raw_events)
-    row.status_code = round_trip.status
-    row.finish_reason = result.finish_reason or ""
-    row.raw_finish_reason = result.raw_finish_reason or ""
-    row.usage = dict(result.usage) if result.usage else None
-    row.error = None if result.error is None else result.error.to_dict()
-    row.complete = result.complete
-    row.ttfb_ms, row.total_ms = round_trip.ttfb_ms, round_trip.total_ms
-
-
-def summary(row: RoundTrip) -> dict[str, Any]:
-    return {
-        "status_code": row.status_code,
-        "finish_reason": row.finish_reason,
-        "raw_finish_reason": row.raw_finish_reason,
-        "usage": row.usage,
-        "error": row.error,
-        "complete": row.complete,
-        "ttfb_ms": row.ttfb_ms,
-        "total_ms": row.total_ms,
-    }

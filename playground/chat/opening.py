@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from playground.chat.hooks import save_message
 from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
+from playground.chat.writes import save_message
 from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint

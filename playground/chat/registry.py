@@ -5,11 +5,11 @@ ways: straight to the sockets of this process that watch the run (no channel lay
 nothing waits), and, coalesced every ~25 ms, through the channel layer to sockets in other processes.
 Control messages (a typed tool result, an approval, Stop) come back through the layer from any process.
 
-Local sockets get the frames of one step of the run together: ``emit`` only queues, and a callback of the event
-loop sends whatever has queued, serialised once as one JSON array, as soon as the run awaits (the next chunk from
-the provider); the server's send never waits, so it runs in that callback, not in a task per message (eager.py). One
-upstream event makes an ``rt.wire`` and an ``rt.delta`` frame, so this halves the WebSocket messages and the
-serialising of a streaming chat without delaying any frame (see docs/performance.md).
+Local sockets get the frames of one step of the run together (local_feed.py): ``emit`` only queues, and a callback
+of the event loop sends whatever has queued, serialised once as one JSON array, as soon as the run awaits (the next
+chunk from the provider); the server's send never waits, so it runs in that callback, not in a task per message
+(eager.py). One upstream event makes an ``rt.wire`` and an ``rt.delta`` frame, so this halves the WebSocket
+messages and the serialising of a streaming chat without delaying any frame (see docs/performance.md).
 
 Every socket of this process that shows the conversation is fed directly, whether it opened before the run or
 joined during it, so batches go through the layer only for sockets that need them: with the in-memory layer, which
@@ -33,11 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
-from django.conf import settings
 
 from playground.chat import watchers
-from playground.chat.fanout import Frame, Subscriber, fan_out
-from playground.chat.pacing import next_due, read_wait, slot_after
+from playground.chat.fanout import Frame
+from playground.chat.local_feed import LocalFeed
 from playground.conversations.broadcast import conversation_group
 
 COALESCE_S = 0.025
@@ -70,12 +69,8 @@ async def send_control(conversation_id: int, message: dict[str, Any]) -> None:
 
 
 @dataclass
-class ActiveRun:
-    conversation_id: int
+class ActiveRun(LocalFeed):
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    # Each local socket's sender, with how many of the queued frames it must skip: those were queued before it
-    # joined, so they are in its snapshot (or, not being replayable, were never its to get).
-    subscribers: dict[Subscriber, int] = field(default_factory=dict)
     round_trip_frames: list[Frame] = field(default_factory=list)  # replayed to a socket that joins mid-run
     in_flight: bool = False  # a round trip is streaming (its frames are the only record of it so far)
     waiting: dict[str, Frame] = field(default_factory=dict)  # call id -> the frame that asked for input
@@ -87,114 +82,23 @@ class ActiveRun:
     shared_layer: bool | None = None  # the layer reaches other processes (Redis); None: look it up on first use
     remote_watchers: set[str] = field(default_factory=set)  # channels of sockets elsewhere that asked for batches
     started_at: float = field(default_factory=time.monotonic)
-    _queued: list[Frame] = field(default_factory=list)  # for local sockets, sent when the run next awaits
-    _step: asyncio.Handle | None = None  # the send of what is queued, scheduled: at once, or at its slot
-    _finishing: asyncio.Task[None] | None = None  # a message whose send had to wait, being finished
-    _drained: asyncio.Future[None] | None = None  # for ``send_queued``: done once nothing is queued or being sent
-    _next_slot: float = 0.0  # the frame the next message is owed to (it may go ``frame_slack`` frames sooner)
-    _first_queued: float = 0.0  # when the oldest frame waiting for local sockets was emitted
-    frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
-    frame_slack: int = field(default_factory=lambda: settings.CROSSWIRE_FRAME_SLACK)
     _outbox: list[Frame] = field(default_factory=list)  # for other processes, coalesced through the layer
     _flusher: asyncio.Task[None] | None = None
     _listener: asyncio.Task[None] | None = None
     _channel: str = ""
     _syncs: set[asyncio.Task[None]] = field(default_factory=set)  # replays on their way to sockets elsewhere
-    _subscribers_version: int = 0
     _unfed_local: tuple[int, int, bool] = (-1, -1, False)  # (watch generation, subscribers version, answer)
-
-    def subscribe(self, send: Subscriber) -> None:
-        """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
-        self._subscribers_version += 1
-        self.subscribers.setdefault(send, len(self._queued))
-
-    def unsubscribe(self, send: Subscriber) -> None:
-        self._subscribers_version += 1
-        self.subscribers.pop(send, None)
-
-    def is_fed(self, send: Subscriber) -> bool:
-        return send in self.subscribers
 
     def emit(self, frame: Frame, *, live: bool = True) -> None:
         """Queue a frame for local sockets (sent as soon as the run awaits) and, soon, for remote ones.
         ``live`` frames are replayed to a socket that joins mid-round-trip."""
         if live:
             self.round_trip_frames.append(frame)
-        if not self._queued:
-            self._first_queued = time.monotonic()
-        self._queued.append(frame)
-        if self._step is None and self._finishing is None:
-            self._step = asyncio.get_running_loop().call_soon(self._send_step)
+        self.queue_local(frame)
         if self._batch_wanted():
             self._outbox.append(frame)
             if self._flusher is None or self._flusher.done():
                 self._flusher = asyncio.create_task(self._flush_soon())
-
-    def _send_step(self) -> None:
-        """Send what is queued as one message, unless its slot is still to come: then at the slot. At most one
-        message per display frame on average, with some frames of slack (pacing.py). Whatever happens, the queue
-        is settled after: a run's closing flush waits for it to drain."""
-        self._step = None
-        try:
-            self._send_due()
-        except Exception:  # a bug: its frames are dropped (sent again, they would fail again), the run goes on
-            logger.exception("frames of conversation %s could not be sent", self.conversation_id)
-            self._queued = []
-        finally:
-            if self._step is None and self._finishing is None:
-                self._settle()
-
-    def _send_due(self) -> None:
-        if not self._queued:
-            return
-        due = next_due(self._next_slot, self._first_queued, self.frame_interval_s, self.frame_slack)
-        wait = due - time.monotonic()
-        if wait > 0:
-            self._step = asyncio.get_running_loop().call_later(wait, self._send_step)
-            return
-        self._next_slot = slot_after(self._next_slot, due, self.frame_interval_s)
-        frames, self._queued = self._queued, []
-        skips = {send: skip for send, skip in self.subscribers.items() if skip}
-        for send in self.subscribers:
-            self.subscribers[send] = 0
-        waiting = self._deliver(frames, skips)
-        if waiting:
-            self._finishing = asyncio.get_running_loop().create_task(self._finish(waiting))
-
-    async def _finish(self, waiting: list[tuple[Subscriber, Awaitable[None]]]) -> None:
-        """The sends that had to wait, in turn; every socket's next message waits for them (none overtakes)."""
-        try:
-            for send, rest in waiting:
-                try:
-                    await rest
-                except (Exception, asyncio.CancelledError) as exc:  # a socket closing mid-send costs only itself
-                    task = asyncio.current_task()
-                    if isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling():
-                        raise
-                    self.unsubscribe(send)
-        finally:
-            self._finishing = None
-            self._settle()
-
-    def _settle(self) -> None:
-        """After a send: the next one if frames are queued, else whoever waits for the queue to drain goes on."""
-        if self._queued:
-            if self._step is None:
-                self._step = asyncio.get_running_loop().call_soon(self._send_step)
-        elif self._drained is not None and not self._drained.done():
-            self._drained.set_result(None)
-
-    def read_hold(self) -> float:
-        """How long reading the provider's stream may wait (``providers.client.holds``; the rule: ``read_wait``)."""
-        first = self._first_queued if self._queued else None
-        return read_wait(self._next_slot, first, time.monotonic(), self.frame_interval_s, self.frame_slack)
-
-    def _deliver(self, frames: list[Frame], skips: dict[Subscriber, int]) -> list[tuple[Subscriber, Awaitable[None]]]:
-        """Send ``frames`` to every local socket now; what is left of the sends that had to wait, by socket."""
-        sent = fan_out(frames, list(self.subscribers), skips, self.conversation_id)
-        for send in sent.failed:
-            self.unsubscribe(send)
-        return sent.waiting
 
     def new_round_trip(self) -> None:
         self.round_trip_frames, self.in_flight = [], True
@@ -231,23 +135,6 @@ class ActiveRun:
             unfed = watchers.any_unfed(self.conversation_id, self.subscribers)
             self._unfed_local = (watchers.generation(), self._subscribers_version, unfed)
         return unfed
-
-    async def send_queued(self) -> None:
-        """Send what local sockets have queued before going on. A stream's last chunk and its end arrive together,
-        and the work of ending a round trip (its whole record, saved) never awaits before it is done: without this,
-        the answer's last delta would wait for all of it. Shielded, like ``flush``."""
-        while self._queued or self._finishing is not None:
-            if self._drained is None or self._drained.done():
-                self._drained = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._drained)
-
-    async def send_queued_now(self) -> None:
-        """``send_queued``, then two turns of the event loop: the server (Twisted) writes a message to the socket
-        only when the loop next polls it, one turn after the send (the second turn runs that write before this
-        task goes on)."""
-        await self.send_queued()
-        for _ in range(2):
-            await asyncio.sleep(0)
 
     async def flush(self) -> None:
         """Send every frame emitted so far; the last ones of a run (its status, run.end) must reach every socket.

@@ -301,7 +301,7 @@ async def test_a_round_trip_saved_whose_message_was_not_is_still_ended_for_the_p
     record), and the run gets the message's error."""
     from django.db import DatabaseError
 
-    from playground.chat import hooks as hooks_module
+    from playground.chat import writes
     from playground.chat.hooks import ConversationHooks
     from providers.client.capture import RoundTrip as ClientRoundTrip
     from providers.streaming import MessageAccumulator
@@ -309,7 +309,7 @@ async def test_a_round_trip_saved_whose_message_was_not_is_still_ended_for_the_p
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise DatabaseError("the disk is full")
 
-    monkeypatch.setattr(hooks_module, "save_message", refuse)
+    monkeypatch.setattr(writes, "save_message", refuse)
     run, socket = ActiveRun(conversation.pk, frame_interval_s=0.0), Socket()
     run.subscribe(socket.send_frames)
     hooks = ConversationHooks(conversation, run, {})

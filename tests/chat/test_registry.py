@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
-from playground.chat import registry
+from playground.chat import local_feed, registry
 from playground.chat.registry import ActiveRun, Registry
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.broadcast import conversation_group
@@ -377,7 +377,7 @@ async def test_a_send_step_that_fails_drops_its_frames_and_never_leaves_a_flush_
     def bug(*args: Any) -> Any:
         raise RuntimeError(f"a bug in {broken}")
 
-    monkeypatch.setattr(registry, broken, bug)
+    monkeypatch.setattr(local_feed, broken, bug)
     run.emit({"n": 1})
     await asyncio.wait_for(run.flush(), 1)  # the run's end flushes: no step retried for good, no flush left waiting
     assert "could not be sent" in caplog.text and socket.messages == []

@@ -15,12 +15,12 @@ from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from playground.chat import event_saver, opening, service
-from playground.chat.hooks import save_message
 from playground.chat.opening import TurnRefused, claim, configure
 from playground.chat.options import ChatOptions
 from playground.chat.orm import orm_thread
 from playground.chat.processes import PROCESS_ID
 from playground.chat.questions import saved_state
+from playground.chat.writes import save_message
 from playground.conversations.access import conversation_access
 from playground.conversations.models import Conversation, Message
 from playground.endpoints.models import Endpoint
