@@ -1,5 +1,8 @@
 """A streaming round trip's raw events, saved a batch at a time while it streams: a crash loses at most one batch.
 
+The batches are where those events stay (``playground.conversations.raw_events`` reads them): the round trip's end
+saves only what no batch holds yet, with its record (``close``), instead of every event again in the row.
+
 Saving never holds up the stream: ``EventSaver.add`` only appends. One writer per process (per event loop) gathers
 what every streaming round trip has added and writes it every ``EVERY_S`` (sooner once ``MAX_EVENTS`` wait for one
 round trip) in one transaction, through the ORM's worker thread, while the runs go on reading. With a hundred
@@ -25,7 +28,7 @@ EVERY_S = 0.25
 MAX_EVENTS = 200
 Event = tuple[float, str, str | None]
 Batch = tuple[int, int, list[Event]]  # a WireEventBatch row: round trip id, seq, events
-_INSERT = PreparedInsert(WireEventBatch, ("round_trip", "seq", "events"))
+INSERT_BATCHES = PreparedInsert(WireEventBatch, ("round_trip", "seq", "events"))
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +40,8 @@ class EventSaver:
     round_trip: RoundTrip
     pending: list[Event] = field(default_factory=list)
     seq: int = 0
+    added: int = 0  # events handed in, saved or not: the round trip's end checks it holds them all
+    unsaved: list[Batch] = field(default_factory=list)  # batches whose write failed, for the round trip's end
     closed: bool = False
     _writer: BatchWriter | None = None  # this loop's, looked up once: ``add`` runs for every event of the stream
 
@@ -44,16 +49,20 @@ class EventSaver:
         if self.closed:
             return
         self.pending.append(event)
+        self.added += 1
         if self._writer is None:
             self._writer = writer_for_loop()
         self._writer.want(self)
 
-    async def close(self) -> None:
-        """The round trip is being saved whole: stop batching, but let a batch being written finish first, so no
-        batch lands after the whole is saved and its batches deleted."""
+    async def close(self) -> list[Batch]:
+        """The round trip ended: stop batching, let a batch being written finish (its failure comes back here), and
+        return the batches still to save, in order: those whose write failed, then the events no batch took."""
         self.closed = True
-        self.pending = []
         await (self._writer or writer_for_loop()).settled(self)
+        rest, self.pending = self.pending, []
+        if rest:
+            self.unsaved.append((self.round_trip.pk, self.seq, rest))
+        return self.unsaved
 
 
 @dataclass(eq=False)
@@ -104,10 +113,13 @@ class BatchWriter:
         self._writing = {id(saver) for saver, _ in batches}
         self._written = asyncio.get_running_loop().create_future()
         try:
-            await orm_thread(_INSERT.run)([batch for _, batch in batches])
+            await orm_thread(INSERT_BATCHES.run)([batch for _, batch in batches])
         except Exception as exc:
-            # The runs go on: their events are still kept in memory and saved whole when each round trip ends.
+            # The runs go on; each round trip's end saves its failed batch with its record, in a trip of its own:
+            # written again here, one batch that cannot be (its round trip deleted) would fail every later write.
             logger.warning("could not save %d batch(es) of raw events: %s", len(batches), exc)
+            for saver, batch in batches:
+                saver.unsaved.append(batch)
         finally:
             self._writing = set()
             self._written.set_result(None)

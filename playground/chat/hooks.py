@@ -8,12 +8,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from playground.chat.event_saver import EventSaver
+from playground.chat.event_saver import Batch, EventSaver
 from playground.chat.loop import Decision
 from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
 from playground.chat.writes import (
-    ENDED_FIELDS,
     _fill_round_trip,
     _insert_round_trip,
     _MessageNotSaved,
@@ -169,28 +168,35 @@ class ConversationHooks:
             or await RoundTrip.objects.filter(conversation=self.conversation, position=rt).afirst()
             or RoundTrip(conversation=self.conversation, position=rt, format=self.conversation.format)
         )
-        _fill_round_trip(row, round_trip)
-        saver = self.savers.pop(rt, None)
-        if saver is not None:
-            await saver.close()
         # The request and its wire form, a whole history each, were saved with the row: only what came back is new.
-        fields = ENDED_FIELDS if inserted is not None and inserted.pk is not None else None
+        record = _Record(
+            row, inserted is not None and inserted.pk is not None, await self._unsaved_batches(rt, round_trip)
+        )
+        _fill_round_trip(row, round_trip, batched=record.batches is not None)
         if message is None:
-            await orm_thread(_save_ended)(row, fields)
+            await orm_thread(_save_ended)(*record)
             self._round_trip_saved(rt, row)
             return
         # The tool-calling strategy its round trip used, when not the provider's own tools (a card says "via").
         meta = {"strategy": self.strategy} if self.strategy != "native" else None
         complete = round_trip.result.complete
         try:
-            saved = await self._save_message(
-                message, complete=complete, round_trip=row, meta=meta, record=_Record(row, fields)
-            )
+            saved = await self._save_message(message, complete=complete, round_trip=row, meta=meta, record=record)
         except _MessageNotSaved as failed:
             self._round_trip_saved(rt, row)  # the pages are told of the record that is saved, as ever
             raise failed.cause from None
         self._round_trip_saved(rt, row)
         self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
+
+    async def _unsaved_batches(self, rt: int, round_trip: ClientRoundTrip) -> list[Batch] | None:
+        """The raw events the round trip's end saves in batches: those its saver has not written yet. None when the
+        row's own column takes them all instead: it had no saver (not inserted as its request went), or its saver
+        missed an event (an error between the event's arrival and its hand-over); nothing is lost either way."""
+        saver = self.savers.pop(rt, None)
+        if saver is None:
+            return None
+        batches = await saver.close()
+        return batches if saver.added == len(round_trip.raw_events) else None
 
     def _round_trip_saved(self, rt: int, row: RoundTrip) -> None:
         self.rows[rt] = row

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from django.db import DatabaseError, IntegrityError
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from playground.chat.event_saver import INSERT_BATCHES, Batch
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.prepared import PreparedCreate, PreparedDelete, PreparedUpdate
 from providers.client import RoundTrip as ClientRoundTrip
@@ -22,10 +23,11 @@ from providers.types import Message as InternalMessage
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# What a round trip's end adds to the row inserted when its request went (``_fill_round_trip``).
+# What a round trip's end adds to the row inserted when its request went (``_fill_round_trip``); its raw events
+# are in the batches saved as it streamed (event_saver), so the row only counts them.
 ENDED_FIELDS = (
-    "notes", "wire_events", "status_code", "finish_reason", "raw_finish_reason", "usage", "error", "complete",
-    "ttfb_ms", "total_ms",
+    "notes", "status_code", "finish_reason", "raw_finish_reason", "usage", "error", "complete", "ttfb_ms",
+    "total_ms", "event_count",
 )  # fmt: skip
 STATUS_FIELDS = ("status", "status_message", "run_owner", "updated_at")
 
@@ -68,31 +70,39 @@ def _create_message(**values: Any) -> Message:
 
 # A turn's new rows, a round trip's end and a run's status: every turn writes them, so they are built once
 # (playground.prepared).
-_END = PreparedUpdate(RoundTrip, (*ENDED_FIELDS, "event_count"), lambda pk: RoundTrip.objects.filter(pk=pk), int)
+_END = PreparedUpdate(RoundTrip, ENDED_FIELDS, lambda pk: RoundTrip.objects.filter(pk=pk), int)
+_WITH_EVENTS = (*ENDED_FIELDS, "wire_events")
+_END_WITH_EVENTS = PreparedUpdate(RoundTrip, _WITH_EVENTS, lambda pk: RoundTrip.objects.filter(pk=pk), int)
 _DROP_BATCHES = PreparedDelete(WireEventBatch, lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
 _STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
 _CREATE_MESSAGE, _CREATE_ROUND_TRIP = PreparedCreate(Message), PreparedCreate(RoundTrip)
 NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
 
 
-def _save_ended(row: RoundTrip, fields: tuple[str, ...] | None) -> None:
-    """A round trip's whole record, then its raw-event batches deleted (the whole holds them), in one trip.
-    ``fields``: ENDED_FIELDS when the row was inserted as its request went, None to insert it now."""
-    if fields is None:
-        row.save()
-    else:
-        assert fields == ENDED_FIELDS, fields
-        row.event_count = len(row.wire_events or [])  # as RoundTrip.save counts them
-        if not _END.run({name: getattr(row, name) for name in (*fields, "event_count")}, row.pk):
-            raise DatabaseError(NOT_SAVED)
-    _DROP_BATCHES.run(row.pk)
+def _save_ended(row: RoundTrip, inserted: bool, batches: list[Batch] | None) -> None:
+    """A round trip's whole record, in one trip and one transaction. ``inserted``: the row was inserted as its
+    request went (only what came back is written), else it is saved whole. ``batches``: the raw events no batch holds
+    yet (``EventSaver.close``), saved beside the others; None: every event goes in the row's own column instead and
+    its batches are deleted (a row with no saver, or one whose saver missed an event)."""
+    with transaction.atomic():
+        if not inserted:
+            row.save()
+        else:
+            if batches:
+                INSERT_BATCHES.run(batches)
+            end, fields = (_END, ENDED_FIELDS) if batches is not None else (_END_WITH_EVENTS, _WITH_EVENTS)
+            if not end.run({name: getattr(row, name) for name in fields}, row.pk):
+                raise DatabaseError(NOT_SAVED)
+        if batches is None:
+            _DROP_BATCHES.run(row.pk)
 
 
 class _Record(NamedTuple):
     """A round trip's whole record to save: ``_save_ended``'s arguments."""
 
     row: RoundTrip
-    fields: tuple[str, ...] | None
+    inserted: bool
+    batches: list[Batch] | None
 
 
 class _MessageNotSaved(Exception):
@@ -127,12 +137,15 @@ def _save_status(conversation: Conversation, then: Callable[[], None] | None) ->
         logger.exception("conversation %s: the work after its status failed", conversation.pk)
 
 
-def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip) -> None:
+def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip, *, batched: bool) -> None:
+    """``batched``: the row's raw events are in its batches; it only counts them (``raw_events`` of the
+    playground.conversations models reads them back)."""
     result = round_trip.result
     row.request = dict(round_trip.request)
     row.notes = round_trip.notes
     row.wire_request = None if round_trip.wire_request is None else round_trip.wire_request.to_dict()
-    row.wire_events = raw_event_dicts(round_trip.raw_events)
+    row.wire_events = [] if batched else raw_event_dicts(round_trip.raw_events)
+    row.event_count = len(round_trip.raw_events)
     row.status_code = round_trip.status
     row.finish_reason = result.finish_reason or ""
     row.raw_finish_reason = result.raw_finish_reason or ""

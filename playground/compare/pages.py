@@ -18,6 +18,7 @@ from playground.compare.repeats import CHART_WIDTH, chart, repeat_stats
 from playground.compare.summary import ColumnSummary, summarize
 from playground.conversations.models import Conversation
 from playground.conversations.present import transcript
+from playground.conversations.raw_events import add_batched
 
 
 @dataclass
@@ -135,6 +136,7 @@ def diff_context(
     trip_a, trip_b = left.round_trips.order_by("position").first(), right.round_trips.order_by("position").first()
     if trip_a is None or trip_b is None or not trip_a.wire_request or not trip_b.wire_request:
         return context
+    add_batched([trip_a, trip_b])
     body_a, body_b = trip_a.wire_request.get("body"), trip_b.wire_request.get("body")
     system = str((comparison.settings or {}).get("system") or "")
     context["diff"] = {

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.conversations.present import _text
+from playground.conversations.raw_events import add_batched
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -63,6 +64,7 @@ def create_fork(original: Conversation, user: AbstractBaseUser, position: int) -
     round_trips = list(original.round_trips.order_by("position"))
     used = {m.round_trip_id for m in messages if m.round_trip_id}
     last = max((rt.position for rt in round_trips if rt.pk in used), default=-1)
+    add_batched(rt for rt in round_trips if rt.position <= last)  # a copy holds its events in its own column
     with transaction.atomic():
         fork = Conversation.objects.create(
             team=original.team,

@@ -89,8 +89,9 @@ class RoundTrip(models.Model):
     request = models.JSONField(default=dict)  # internal (OpenAI Chat) request
     notes = models.JSONField(default=list, blank=True)  # what the translation changed
     wire_request = models.JSONField(null=True, blank=True)  # method, url, redacted headers, body
-    # Raw events with their time since the request; written compactly (providers.jsontext): the longest column, and
-    # rewritten whole when each streaming round trip ends.
+    # Raw events with their time since the request, for a row saved whole (imported, forked, recovered); a streamed
+    # round trip's stay in its WireEventBatch rows (playground.conversations.raw_events reads both). Written compactly
+    # (providers.jsontext): the longest column.
     wire_events = models.JSONField(default=list, blank=True, encoder=CompactEncoder)
     status_code = models.IntegerField(null=True, blank=True)
     finish_reason = models.CharField(max_length=30, blank=True)
@@ -102,7 +103,7 @@ class RoundTrip(models.Model):
     total_ms = models.FloatField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     # Measured when saved (see measure), so a page can size its panes without reading these big columns.
-    event_count = models.PositiveIntegerField(default=0)  # len(wire_events)
+    event_count = models.PositiveIntegerField(default=0)  # its raw events: len(wire_events) and those of its batches
     body_chars = models.PositiveIntegerField(default=0)  # request and wire request, as JSON text
 
     class Meta:
@@ -150,11 +151,11 @@ class Message(models.Model):
 
 
 class WireEventBatch(models.Model):
-    """Raw events of a round trip still streaming, saved a batch at a time so a crash loses at most the last one.
+    """Raw events of a streamed round trip, saved a batch at a time as they arrive so a crash loses at most the last.
 
-    When the round trip ends (or a dead process's run is recovered) the batches become ``RoundTrip.wire_events``
-    and are deleted: appending rows keeps each save as small as the batch, where rewriting one growing list would
-    cost the whole stream again every time.
+    Appending rows keeps each save as small as the batch, where rewriting one growing list would cost the whole
+    stream again every time. They stay the events' one copy when the round trip ends (its end adds the last batch);
+    a dead process's run, recovered, has them moved into ``RoundTrip.wire_events``.
     """
 
     round_trip = models.ForeignKey(RoundTrip, on_delete=models.CASCADE, related_name="event_batches")

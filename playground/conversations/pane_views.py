@@ -13,6 +13,7 @@ from django.shortcuts import render
 
 from playground.conversations.models import RoundTrip
 from playground.conversations.panes import SNIPPETS, PaneLinks, one_round_trip, wire_request_of
+from playground.conversations.raw_events import add_batched
 from playground.conversations.snippets import as_curl, as_python
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def round_trip_part(
         row = conversation.round_trips.filter(position=position).only("position", "wire_events").first()
         if row is None:
             raise Http404("No such round trip.")
+        add_batched([row])
         return render(request, "chat/_wire_events.html", {"position": row.position, "events": row.wire_events})
     return _snippet(conversation, position, part)
 

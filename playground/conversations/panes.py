@@ -21,6 +21,7 @@ from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
 
 from playground.conversations.models import RoundTrip
+from playground.conversations.raw_events import add_batched
 from providers.client.capture import SECRET_HEADERS
 
 if TYPE_CHECKING:
@@ -146,6 +147,7 @@ def _load(whole: dict[int, RoundTrip], public: bool) -> None:
         whole[pk].request, whole[pk].wire_request = request, wire_request
     for pk, events in RoundTrip.objects.filter(pk__in=few).values_list("pk", "wire_events"):
         whole[pk].wire_events = events
+    add_batched(whole[pk] for pk in few)
     if public:
         for row in whole.values():
             public_row(row)
@@ -158,6 +160,7 @@ def one_round_trip(conversation: Conversation, position: int, links: PaneLinks, 
         return None
     if row.event_count <= INLINE_EVENTS:
         row.wire_events = RoundTrip.objects.values_list("wire_events", flat=True).get(pk=row.pk)
+        add_batched([row])
     return round_trip_view(public_row(row) if public else row, links, event_count=row.event_count)
 
 

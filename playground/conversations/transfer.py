@@ -20,11 +20,11 @@ from django.db.models import Q
 
 from playground.conversations import shapes
 from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.conversations.raw_events import add_batched
 from playground.conversations.shapes import ImportRefused
 from playground.endpoints.models import Endpoint
 from providers import jsonsafe
 from providers.client import redact_headers
-from providers.client.capture import raw_event_dicts
 from providers.client.scrub import Scrubber
 from providers.formats import FORMATS, get_format
 from providers.translation import TranslationError
@@ -61,7 +61,8 @@ class Imported:
 
 def export_document(conversation: Conversation) -> dict[str, Any]:
     """The whole conversation as Crosswire JSON, with every key the endpoint holds cut out (``scrub``)."""
-    round_trips = list(conversation.round_trips.order_by("position").prefetch_related("event_batches"))
+    round_trips = list(conversation.round_trips.order_by("position"))
+    add_batched(round_trips)
     positions = {rt.pk: rt.position for rt in round_trips}
     # The endpoint's id means nothing in another installation: an import matches the endpoint by name instead.
     chat_settings = {k: v for k, v in (conversation.settings or {}).items() if k != "endpoint_id"}
@@ -102,8 +103,6 @@ def _round_trip_dict(rt: RoundTrip) -> dict[str, Any]:
     if wire is not None:
         # Stored redacted already; redacting again costs nothing and survives a future bug upstream.
         wire["headers"] = redact_headers(dict(wire.get("headers") or {}))
-    # A round trip still streaming keeps its events in batches until it ends: the export includes them.
-    batched = raw_event_dicts(event for batch in rt.event_batches.all() for event in batch.events)
     return {
         "position": rt.position,
         "format": rt.format,
@@ -111,7 +110,7 @@ def _round_trip_dict(rt: RoundTrip) -> dict[str, Any]:
         "request": rt.request,
         "notes": rt.notes,
         "wire_request": wire,
-        "wire_events": [*rt.wire_events, *batched],
+        "wire_events": rt.wire_events,
         "status_code": rt.status_code,
         "finish_reason": rt.finish_reason,
         "raw_finish_reason": rt.raw_finish_reason,

@@ -40,13 +40,13 @@ def count_writes(monkeypatch: pytest.MonkeyPatch, every_s: float = 0.05) -> list
     """The round trips of each write the batch writer makes (it still writes them), every ``every_s``."""
     monkeypatch.setattr(event_saver, "EVERY_S", every_s)
     writes: list[set[int]] = []
-    real = event_saver._INSERT.run
+    real = event_saver.INSERT_BATCHES.run
 
     def counted(rows: list[event_saver.Batch]) -> None:
         writes.append({round_trip for round_trip, _, _ in rows})
         real(rows)
 
-    monkeypatch.setattr(event_saver._INSERT, "run", counted)
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", counted)
     return writes
 
 
@@ -92,10 +92,10 @@ async def test_a_round_trip_with_many_events_waiting_is_written_before_the_inter
     assert len(events) == event_saver.MAX_EVENTS
 
 
-async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_written(
+async def test_closing_waits_for_a_write_in_progress_and_returns_what_is_not_written(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = event_saver._INSERT.run
+    real = event_saver.INSERT_BATCHES.run
     started, finished = threading.Event(), threading.Event()
 
     def slow(rows: list[event_saver.Batch]) -> None:
@@ -104,7 +104,7 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
         real(rows)
         finished.set()
 
-    monkeypatch.setattr(event_saver._INSERT, "run", slow)
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", slow)
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row, other] = await round_trips(conversation, 2)
     await asyncio.sleep(0.3)
@@ -112,12 +112,13 @@ async def test_closing_waits_for_a_write_in_progress_and_drops_what_is_not_writt
     saver.add((1.0, "written", None))
     other_saver.add((1.0, "other", None))
     await asyncio.to_thread(started.wait, 5)
-    saver.add((2.0, "never written: the whole replaces it", None))
-    await saver.close()
+    saver.add((2.0, "not written yet", None))
+    rest = await saver.close()
     # Once close returns, the batch being written has landed: deleting the batches now leaves none behind. (Read
     # on the ORM's thread, the rows would be there anyway: that read waits for the write. The event does not.)
     assert finished.is_set(), "close returned while its batch was still being written"
     assert [events[0][1] for rt, _, events in await saved_batches() if rt == row.pk] == ["written"]
+    assert rest == [(row.pk, 1, [(2.0, "not written yet", None)])], "the round trip's end saves it, as batch 1"
     await other_saver.close()
     saver.add((3.0, "after close", None))
     assert not saver.pending
@@ -130,7 +131,7 @@ async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
     def database_away(rows: list[event_saver.Batch]) -> None:
         raise RuntimeError("database is away")
 
-    monkeypatch.setattr(event_saver._INSERT, "run", database_away)
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", database_away)
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     [row] = await round_trips(conversation, 1)
     await asyncio.sleep(0.3)
@@ -143,6 +144,9 @@ async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
     saver.add((2.0, "f", None))
     await asyncio.sleep(0.1)
     assert [(seq, events) for _, seq, events in await saved_batches()] == [(1, [[2.0, "f", None]])]
+    # The failed batch was not written again with the next (one that never can be would fail every later write):
+    # the round trip's end saves it, with its own number, so the events read back in order.
+    assert await saver.close() == [(row.pk, 0, [(1.0, "e", None)])]
 
 
 async def test_layer_batches_skip_channels_connection_check(
@@ -254,9 +258,9 @@ async def test_a_round_trips_last_deltas_reach_the_socket_before_its_record_is_s
     seen_at_fill: list[list[str]] = []
     real_fill = hooks_module._fill_round_trip
 
-    def fill(row: RoundTrip, round_trip: Any) -> None:  # building the record: no await from here to the save
+    def fill(row: RoundTrip, round_trip: Any, **kwargs: Any) -> None:  # the record: no await from here to the save
         seen_at_fill.append(list(got))
-        real_fill(row, round_trip)
+        real_fill(row, round_trip, **kwargs)
 
     monkeypatch.setattr(hooks_module, "_fill_round_trip", fill)
     hooks = ConversationHooks(conversation, run, {})

@@ -15,6 +15,7 @@ from channels.db import database_sync_to_async
 from playground.conversations.models import Conversation, Message, RoundTrip
 from tests.chat.conftest import frames_until, of_type, open_chat, options
 from tests.chat.image_fixtures import PNG, PNG_URL, attached
+from tests.chat.saved import saved_round_trips
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -53,7 +54,7 @@ def holds(value: Any, wanted: dict[str, Any]) -> bool:
 
 @database_sync_to_async
 def saved(conversation: Conversation) -> tuple[list[Message], list[RoundTrip]]:
-    return list(conversation.messages.order_by("position")), list(conversation.round_trips.order_by("position"))
+    return list(conversation.messages.order_by("position")), saved_round_trips(conversation)
 
 
 async def send(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -10,6 +11,7 @@ from django.urls import reverse
 from playground.conversations.models import RoundTrip
 from playground.conversations.panes import INLINE_EVENTS, PaneLinks, page_round_trips
 from tests.chat.test_chat_views import saved_chat
+from tests.conversations.builders import as_streamed
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -60,3 +62,25 @@ def test_raw_events_of_another_team_are_not_found(
     assert client.get(reverse("chat-wire-events", args=[conversation.pk, 0])).status_code == 404
     client.force_login(alice)
     assert client.get(reverse("chat-wire-events", args=[conversation.pk, 9])).status_code == 404
+
+
+def test_a_streamed_round_trips_batched_events_are_shown_inline_and_on_demand(
+    client: Client, team: Team, alice: User
+) -> None:
+    conversation = saved_chat(team, alice)
+    few = RoundTrip.objects.create(conversation=conversation, position=1, format="openai-chat",
+                                   wire_events=_many_events(3), complete=True)  # fmt: skip
+    many = RoundTrip.objects.create(conversation=conversation, position=2, format="openai-chat",
+                                    wire_events=_many_events(INLINE_EVENTS + 5), complete=True)  # fmt: skip
+    as_streamed(few)
+    as_streamed(many, per_batch=50)
+    client.force_login(alice)
+    html = client.get(reverse("chat", args=[conversation.pk])).content.decode()
+    assert html.count('data-testid="wire-event"') == 1 + 3, "the few batched events are inline, after the first's"
+    assert f"Show the {INLINE_EVENTS + 5} raw events" in html
+    events = client.get(reverse("chat-wire-events", args=[conversation.pk, many.position])).content.decode()
+    assert events.count('data-testid="wire-event"') == INLINE_EVENTS + 5
+    shown = [int(n) for n in re.findall(r"n&quot;:(\d+),", events)]
+    assert shown == list(range(INLINE_EVENTS + 5)), "each once, in order"
+    [view] = [v for v in page_round_trips(conversation, PaneLinks(conversation.pk)) if v["row"].pk == few.pk]
+    assert [e["data"] for e in view["row"].wire_events] == [e["data"] for e in _many_events(3)]

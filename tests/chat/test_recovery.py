@@ -17,6 +17,7 @@ from playground.chat.models import RunProcess
 from playground.chat.options import ChatOptions
 from playground.chat.service import TurnRefused, start_turn
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
+from playground.conversations.raw_events import add_batched
 from playground.endpoints.models import Endpoint
 from tests.chat.conftest import frames_until, next_frame, of_type, open_chat, options
 
@@ -137,10 +138,15 @@ async def test_raw_events_are_saved_while_the_stream_goes_on(
             break
     assert saved_midway >= 3, "batches are written while the round trip streams"
     assert not (await RoundTrip.objects.aget(conversation=conversation)).wire_events
-    await frames_until(chat, "run.end")
+    frames = await frames_until(chat, "run.end")
     rt = await RoundTrip.objects.aget(conversation=conversation)
-    assert rt.complete and len(rt.wire_events) > saved_midway
-    assert not await WireEventBatch.objects.aexists(), "the whole replaces the batches"
+    streamed = [f["data"] for f in of_type(frames, "rt.wire")]
+    # The batches stay the events' one copy: the end adds the rest as a last batch and only counts them in the row.
+    assert rt.complete and not rt.wire_events and rt.event_count == len(streamed) > saved_midway
+    batches = [b async for b in WireEventBatch.objects.filter(round_trip=rt).order_by("seq")]
+    assert [b.seq for b in batches] == list(range(len(batches))) and len(batches) >= 2
+    await database_sync_to_async(add_batched)([rt])
+    assert [e["data"] for e in rt.wire_events] == streamed, "read whole, in order, each event once"
     await chat.disconnect()
 
 

@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 
 from playground.conversations.models import Conversation, Message, RoundTrip
 from tests.chat.conftest import frames_until, of_type, open_chat, options
+from tests.chat.saved import saved_round_trips
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -25,7 +26,7 @@ ENDPOINT = "Simulated OpenAI Responses"
 def saved(conversation: Conversation) -> tuple[list[Message], list[RoundTrip], Conversation]:
     return (
         list(conversation.messages.order_by("position")),
-        list(conversation.round_trips.order_by("position")),
+        saved_round_trips(conversation),
         Conversation.objects.get(pk=conversation.pk),
     )
 

@@ -19,6 +19,7 @@ from providers.events import TextDelta
 from providers.formats import get_format
 from providers.sse import SSEEvent
 from tests.chat.conftest import options
+from tests.chat.saved import saved_round_trips
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -54,7 +55,7 @@ async def run_turn(conversation: Conversation, fmt: str, text: str, **overrides:
 
 @database_sync_to_async
 def saved(conversation: Conversation) -> tuple[list[Message], list[RoundTrip]]:
-    return list(conversation.messages.order_by("position")), list(conversation.round_trips.order_by("position"))
+    return list(conversation.messages.order_by("position")), saved_round_trips(conversation)
 
 
 def wire_text(round_trip: RoundTrip) -> str:

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 from channels.db import database_sync_to_async
+from django.http import QueryDict
 
 from playground.chat.registry import REGISTRY, send_control
 from playground.compare.models import Comparison, ComparisonRun
-from playground.compare.pages import comparison_context
+from playground.compare.pages import comparison_context, diff_context
 from playground.compare.service import CompareRefused, create_comparison, parse_plan, run_comparison
 from playground.conversations.models import Conversation, RoundTrip
+from playground.conversations.raw_events import add_batched
 from tests.compare.conftest import plan
 
 if TYPE_CHECKING:
@@ -64,6 +66,11 @@ async def test_three_columns_run_concurrently_and_each_finishes_its_tool_loop(
         assert tools_sent == {"get_weather", "calculator"}
     formats = [c.format for c in conversations]
     assert formats == ["openai-chat", "anthropic", "openai-chat"]
+    # The wire diff profiles each first round trip's raw events, which its streaming kept in batches.
+    diff = (await database_sync_to_async(diff_context)(comparison, QueryDict()))["diff"]
+    first = [await RoundTrip.objects.aget(conversation=c, position=0) for c in conversations[:2]]
+    assert [diff["events_left"].events, diff["events_right"].events] == [rt.event_count for rt in first]
+    assert all(rt.event_count > 2 and not rt.wire_events for rt in first)
 
 
 async def test_a_failing_column_does_not_stop_the_others(team: Team, alice: User, simulated: dict[str, int]) -> None:
@@ -82,7 +89,9 @@ async def test_a_failing_column_does_not_stop_the_others(team: Team, alice: User
     assert fine.status == "done"
     assert cut.status == "error"
     cut_trip = await RoundTrip.objects.filter(conversation=cut).afirst()
-    assert cut_trip is not None and not cut_trip.complete and cut_trip.wire_events, "what arrived is kept"
+    assert cut_trip is not None and not cut_trip.complete
+    await database_sync_to_async(add_batched)([cut_trip])
+    assert cut_trip.wire_events, "what arrived is kept"
 
 
 async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finish(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.demo.catalog import load_simulated_endpoints
 from playground.endpoints.models import Endpoint
 from playground.tools.config import ToolConfig
@@ -159,3 +159,15 @@ def _round_trip(
     RoundTrip.objects.filter(pk=rt.pk).update(started_at=T0 + timedelta(seconds=[1, 3.2, 10.1][position]))
     rt.refresh_from_db()
     return rt
+
+
+def as_streamed(rt: RoundTrip, per_batch: int = 2) -> list[dict[str, Any]]:
+    """Keep the round trip's raw events as a streamed one keeps them: in batches, its row only counting them.
+    Returns the events, as a reader must give them back."""
+    events = list(rt.wire_events)
+    triples = [[e["t_ms"], e["data"], e["event"]] for e in events]
+    for seq, start in enumerate(range(0, len(triples), per_batch)):
+        WireEventBatch.objects.create(round_trip=rt, seq=seq, events=triples[start : start + per_batch])
+    RoundTrip.objects.filter(pk=rt.pk).update(wire_events=[], event_count=len(events))
+    rt.refresh_from_db()
+    return events

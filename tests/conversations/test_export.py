@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from playground.conversations.markdown import conversation_markdown, fence
-from playground.conversations.models import Message, RoundTrip
+from playground.conversations.models import Message, RoundTrip, WireEventBatch
 from playground.conversations.transfer import FORMAT, VERSION, export_document
 from playground.endpoints.models import Endpoint
-from tests.conversations.builders import saved_conversation, wire
+from tests.conversations.builders import as_streamed, saved_conversation, wire
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -66,6 +66,19 @@ def test_a_round_trip_still_streaming_exports_its_batched_events(saved: Conversa
     rt.event_batches.create(seq=0, events=[[50.0, "data: late", "message"]])
     exported = export_document(saved)["round_trips"][2]["wire_events"]
     assert exported[-1] == {"t_ms": 50.0, "data": "data: late", "event": "message"}
+
+
+def test_a_streamed_round_trip_exports_the_events_its_batches_keep(saved: Conversation) -> None:
+    rt = saved.round_trips.get(position=0)
+    rt.wire_events = [
+        *rt.wire_events,
+        {"t_ms": 30.0, "event": "x", "data": "two"},
+        {"t_ms": 31.0, "event": None, "data": "3"},
+    ]
+    rt.save()
+    events = as_streamed(rt)
+    assert rt.wire_events == [] and WireEventBatch.objects.filter(round_trip=rt).count() == 2
+    assert export_document(saved)["round_trips"][0]["wire_events"] == events
 
 
 def test_no_export_holds_the_endpoint_key(client: Client, team: Team, alice: User) -> None:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from playground.conversations.fork import fork_points
-from playground.conversations.models import Conversation
+from playground.conversations.models import Conversation, WireEventBatch
+from tests.conversations.builders import as_streamed
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -118,3 +119,16 @@ def test_the_fork_menu_lists_every_message_but_tool_results(client: Client, save
     client.force_login(bob)
     menu = client.get(f"/conversations/{saved.pk}/fork/menu/").content.decode()
     assert menu.count("<option") == 4 and '<option value="3">3. assistant: It is -3 °C' in menu
+
+
+def test_a_fork_copies_the_events_a_streamed_round_trip_keeps_in_batches(
+    client: Client, saved: Conversation, bob: User
+) -> None:
+    original = saved.round_trips.get(position=0)
+    original.wire_events = [*original.wire_events, {"t_ms": 30.0, "event": None, "data": "later"}]
+    original.save()
+    events = as_streamed(original, per_batch=1)
+    client.force_login(bob)
+    [rt] = forked(fork(client, saved, 1)).round_trips.all()
+    assert rt.wire_events == events and rt.event_count == len(events) == 3, "the copy keeps them in its own column"
+    assert WireEventBatch.objects.filter(round_trip=original).count() == 3, "the original's are untouched"

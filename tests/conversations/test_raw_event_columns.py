@@ -48,7 +48,7 @@ def test_a_round_trips_events_read_back_as_saved(saved: Conversation, events: li
 def test_a_batch_of_events_reads_back_as_saved(saved: Conversation, events: list[Any]) -> None:
     row = RoundTrip.objects.create(conversation=saved, position=99, format="openai-chat")
     triples = [[e["t_ms"], e["data"], e.get("extra", e["event"])] for e in events]
-    event_saver._INSERT.run([(row.pk, 0, triples)])  # as the saver writes them
+    event_saver.INSERT_BATCHES.run([(row.pk, 0, triples)])  # as the saver writes them
     batch = WireEventBatch.objects.get(round_trip=row)
     assert batch.events == triples
     if connection.vendor == "sqlite" and events is EVENTS:

@@ -1,0 +1,100 @@
+"""A streamed round trip's raw events are written once: in the batches saved as they arrive, the last of them with
+the round trip's record; its row only counts them. A saver that missed one leaves them all to the row instead."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.chat import event_saver
+from playground.chat.event_saver import EventSaver
+from playground.chat.hooks import ConversationHooks
+from playground.chat.registry import ActiveRun
+from playground.conversations.models import Conversation, RoundTrip, WireEventBatch
+from playground.conversations.raw_events import add_batched
+from providers.client.capture import RoundTrip as ClientRoundTrip
+from providers.streaming import MessageAccumulator
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
+
+EVENTS = [(1.0, '{"a":1}', None), (2.0, '{"a":2}', "x"), (3.0, "[DONE]", None)]
+
+
+def ended(raw_events: list[Any]) -> ClientRoundTrip:
+    result = MessageAccumulator(format="openai-chat").result()
+    return ClientRoundTrip("openai-chat", {"model": "m", "messages": []}, [], None, raw_events, 200, result, 1.0, 3.0)
+
+
+@database_sync_to_async
+def stored(row: RoundTrip) -> tuple[RoundTrip, list[tuple[int, list[Any]]], list[Any]]:
+    """The row as saved, its batches (seq, events) and its events as every reader reads them."""
+    saved = RoundTrip.objects.get(pk=row.pk)
+    batches = list(WireEventBatch.objects.filter(round_trip=row).order_by("seq").values_list("seq", "events"))
+    whole = RoundTrip.objects.get(pk=row.pk)
+    add_batched([whole])
+    add_batched([whole])  # a second call adds nothing twice
+    return saved, batches, [(e["t_ms"], e["data"], e["event"]) for e in whole.wire_events]
+
+
+async def streamed_hooks(conversation: Conversation, monkeypatch: pytest.MonkeyPatch) -> ConversationHooks:
+    monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
+    hooks = ConversationHooks(conversation, ActiveRun(conversation.pk, frame_interval_s=0.0), {})
+    row = await RoundTrip.objects.acreate(conversation=conversation, position=0, format="openai-chat")
+    hooks.rows[0], hooks.savers[0] = row, EventSaver(row)  # inserted when its request went, as in a run
+    return hooks
+
+
+async def test_the_end_saves_the_last_batch_with_the_record_and_copies_no_event(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = await streamed_hooks(conversation, monkeypatch)
+    row = hooks.rows[0]
+    for event in EVENTS[:2]:
+        hooks.savers[0].add(event)
+    await asyncio.sleep(0.2)  # written while it streams
+    hooks.savers[0].add(EVENTS[2])  # arrives with the end: no batch holds it yet
+    await hooks.on_round_trip(0, ended(EVENTS), None)
+    saved, batches, whole = await stored(row)
+    assert saved.wire_events == [] and saved.event_count == 3 and saved.complete is False and saved.total_ms == 3.0
+    assert batches == [(0, [list(EVENTS[0]), list(EVENTS[1])]), (1, [list(EVENTS[2])])]
+    assert whole == EVENTS
+    await hooks.run.flush()
+
+
+async def test_a_batch_that_failed_is_saved_with_the_record(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = await streamed_hooks(conversation, monkeypatch)
+    real = event_saver.INSERT_BATCHES.run
+
+    def database_away(rows: list[event_saver.Batch]) -> None:
+        raise RuntimeError("database is away")
+
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", database_away)
+    hooks.savers[0].add(EVENTS[0])
+    await asyncio.sleep(0.2)
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)  # back for the next batch and the end
+    hooks.savers[0].add(EVENTS[1])
+    await asyncio.sleep(0.2)
+    hooks.savers[0].add(EVENTS[2])
+    await hooks.on_round_trip(0, ended(EVENTS), None)
+    saved, batches, whole = await stored(hooks.rows[0])
+    assert [seq for seq, _ in batches] == [0, 1, 2] and whole == EVENTS and saved.event_count == 3
+    await hooks.run.flush()
+
+
+async def test_a_saver_that_missed_an_event_leaves_them_all_to_the_row(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = await streamed_hooks(conversation, monkeypatch)
+    hooks.savers[0].add(EVENTS[1])  # the first never reached it (its hand-over failed)
+    await asyncio.sleep(0.2)
+    await hooks.on_round_trip(0, ended(EVENTS), None)
+    saved, batches, whole = await stored(hooks.rows[0])
+    assert [(e["t_ms"], e["data"], e["event"]) for e in saved.wire_events] == EVENTS and saved.event_count == 3
+    assert batches == [], "the row's column holds them all: no batch repeats one"
+    assert whole == EVENTS
+    await hooks.run.flush()
