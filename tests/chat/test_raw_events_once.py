@@ -39,6 +39,22 @@ def stored(row: RoundTrip) -> tuple[RoundTrip, list[tuple[int, list[Any]]], list
     return saved, batches, [(e["t_ms"], e["data"], e["event"]) for e in whole.wire_events]
 
 
+async def until(done: Any, what: str) -> None:
+    """Wait for the batch writer (its interval, on a loaded machine, is no promise), at most 10 s."""
+    for _ in range(1000):
+        if await done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def batches_of(row: RoundTrip, count: int) -> Any:
+    async def written() -> bool:
+        return await WireEventBatch.objects.filter(round_trip=row).acount() == count
+
+    return written
+
+
 async def streamed_hooks(conversation: Conversation, monkeypatch: pytest.MonkeyPatch) -> ConversationHooks:
     monkeypatch.setattr(event_saver, "EVERY_S", 0.01)
     hooks = ConversationHooks(conversation, ActiveRun(conversation.pk, frame_interval_s=0.0), {})
@@ -54,7 +70,7 @@ async def test_the_end_saves_the_last_batch_with_the_record_and_copies_no_event(
     row = hooks.rows[0]
     for event in EVENTS[:2]:
         hooks.savers[0].add(event)
-    await asyncio.sleep(0.2)  # written while it streams
+    await until(batches_of(row, 1), "written while it streams")
     hooks.savers[0].add(EVENTS[2])  # arrives with the end: no batch holds it yet
     await hooks.on_round_trip(0, ended(EVENTS), None)
     saved, batches, whole = await stored(row)
@@ -74,12 +90,17 @@ async def test_a_batch_that_failed_is_saved_with_the_record(
         raise RuntimeError("database is away")
 
     monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", database_away)
-    hooks.savers[0].add(EVENTS[0])
-    await asyncio.sleep(0.2)
+    saver = hooks.savers[0]
+    saver.add(EVENTS[0])
+
+    async def failed() -> bool:
+        return bool(saver.unsaved)
+
+    await until(failed, "the first write failed")
     monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)  # back for the next batch and the end
-    hooks.savers[0].add(EVENTS[1])
-    await asyncio.sleep(0.2)
-    hooks.savers[0].add(EVENTS[2])
+    saver.add(EVENTS[1])
+    await until(batches_of(hooks.rows[0], 1), "the next batch written")
+    saver.add(EVENTS[2])
     await hooks.on_round_trip(0, ended(EVENTS), None)
     saved, batches, whole = await stored(hooks.rows[0])
     assert [seq for seq, _ in batches] == [0, 1, 2] and whole == EVENTS and saved.event_count == 3
@@ -91,7 +112,7 @@ async def test_a_saver_that_missed_an_event_leaves_them_all_to_the_row(
 ) -> None:
     hooks = await streamed_hooks(conversation, monkeypatch)
     hooks.savers[0].add(EVENTS[1])  # the first never reached it (its hand-over failed)
-    await asyncio.sleep(0.2)
+    await until(batches_of(hooks.rows[0], 1), "written while it streams")
     await hooks.on_round_trip(0, ended(EVENTS), None)
     saved, batches, whole = await stored(hooks.rows[0])
     assert [(e["t_ms"], e["data"], e["event"]) for e in saved.wire_events] == EVENTS and saved.event_count == 3
