@@ -41,7 +41,7 @@ class EventSaver:
     pending: list[Event] = field(default_factory=list)
     seq: int = 0
     added: int = 0  # events handed in, saved or not: the round trip's end checks it holds them all
-    unsaved: list[Batch] = field(default_factory=list)  # batches whose write failed, for the round trip's end
+    failed: list[Batch] = field(default_factory=list)  # batches whose write failed, for the round trip's end
     closed: bool = False
     _writer: BatchWriter | None = None  # this loop's, looked up once: ``add`` runs for every event of the stream
 
@@ -54,15 +54,22 @@ class EventSaver:
             self._writer = writer_for_loop()
         self._writer.want(self)
 
-    async def close(self) -> list[Batch]:
+    async def close(self) -> Unsaved:
         """The round trip ended: stop batching, let a batch being written finish (its failure comes back here), and
-        return the batches still to save, in order: those whose write failed, then the events no batch took."""
+        return what is still to save: the batches whose write failed, then the events no batch took."""
         self.closed = True
         await (self._writer or writer_for_loop()).settled(self)
         rest, self.pending = self.pending, []
-        if rest:
-            self.unsaved.append((self.round_trip.pk, self.seq, rest))
-        return self.unsaved
+        return Unsaved(self.failed, (self.round_trip.pk, self.seq, rest) if rest else None)
+
+
+@dataclass(frozen=True)
+class Unsaved:
+    """A round trip's raw events that its end saves: batches whose write failed (in order; one may have landed after
+    all, its commit's answer lost, so each is written only if its number is free), then the events no batch took."""
+
+    failed: list[Batch]
+    rest: Batch | None
 
 
 @dataclass(eq=False)
@@ -115,11 +122,12 @@ class BatchWriter:
         try:
             await orm_thread(INSERT_BATCHES.run)([batch for _, batch in batches])
         except Exception as exc:
-            # The runs go on; each round trip's end saves its failed batch with its record, in a trip of its own:
-            # written again here, one batch that cannot be (its round trip deleted) would fail every later write.
+            # The runs go on; each round trip's end saves its failed batch with its record, in its own transaction:
+            # a batch put back here would fail every later write with it if it can never be written (its round trip
+            # deleted), taking the other round trips' batches down too.
             logger.warning("could not save %d batch(es) of raw events: %s", len(batches), exc)
             for saver, batch in batches:
-                saver.unsaved.append(batch)
+                saver.failed.append(batch)
         finally:
             self._writing = set()
             self._written.set_result(None)

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from playground.chat.event_saver import Batch, EventSaver
+from playground.chat.event_saver import EventSaver, Unsaved
 from playground.chat.loop import Decision
 from playground.chat.orm import orm_thread
 from playground.chat.registry import ActiveRun, Frame
@@ -172,7 +172,7 @@ class ConversationHooks:
         record = _Record(
             row, inserted is not None and inserted.pk is not None, await self._unsaved_batches(rt, round_trip)
         )
-        _fill_round_trip(row, round_trip, batched=record.batches is not None)
+        _fill_round_trip(row, round_trip, batched=record.unsaved is not None)
         if message is None:
             await orm_thread(_save_ended)(*record)
             self._round_trip_saved(rt, row)
@@ -188,15 +188,15 @@ class ConversationHooks:
         self._round_trip_saved(rt, row)
         self.run.emit({"type": "message.saved", "position": saved.position, "complete": complete}, live=False)
 
-    async def _unsaved_batches(self, rt: int, round_trip: ClientRoundTrip) -> list[Batch] | None:
+    async def _unsaved_batches(self, rt: int, round_trip: ClientRoundTrip) -> Unsaved | None:
         """The raw events the round trip's end saves in batches: those its saver has not written yet. None when the
         row's own column takes them all instead: it had no saver (not inserted as its request went), or its saver
         missed an event (an error between the event's arrival and its hand-over); nothing is lost either way."""
         saver = self.savers.pop(rt, None)
         if saver is None:
             return None
-        batches = await saver.close()
-        return batches if saver.added == len(round_trip.raw_events) else None
+        unsaved = await saver.close()
+        return unsaved if saver.added == len(round_trip.raw_events) else None
 
     def _round_trip_saved(self, rt: int, row: RoundTrip) -> None:
         self.rows[rt] = row

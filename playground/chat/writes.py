@@ -13,7 +13,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from playground.chat.event_saver import INSERT_BATCHES, Batch
+from playground.chat.event_saver import INSERT_BATCHES, Batch, Unsaved
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
 from playground.prepared import PreparedCreate, PreparedDelete, PreparedUpdate
 from providers.client import RoundTrip as ClientRoundTrip
@@ -79,22 +79,39 @@ _CREATE_MESSAGE, _CREATE_ROUND_TRIP = PreparedCreate(Message), PreparedCreate(Ro
 NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
 
 
-def _save_ended(row: RoundTrip, inserted: bool, batches: list[Batch] | None) -> None:
+def _save_ended(row: RoundTrip, inserted: bool, unsaved: Unsaved | None) -> None:
     """A round trip's whole record, in one trip and one transaction. ``inserted``: the row was inserted as its
-    request went (only what came back is written), else it is saved whole. ``batches``: the raw events no batch holds
+    request went (only what came back is written), else it is saved whole. ``unsaved``: the raw events no batch holds
     yet (``EventSaver.close``), saved beside the others; None: every event goes in the row's own column instead and
     its batches are deleted (a row with no saver, or one whose saver missed an event)."""
+    assert inserted or unsaved is None, "a saver's batches belong to a row inserted as its request went"
     with transaction.atomic():
         if not inserted:
             row.save()
         else:
-            if batches:
-                INSERT_BATCHES.run(batches)
-            end, fields = (_END, ENDED_FIELDS) if batches is not None else (_END_WITH_EVENTS, _WITH_EVENTS)
+            if unsaved is not None:
+                _save_unsaved(unsaved)
+            end, fields = (_END, ENDED_FIELDS) if unsaved is not None else (_END_WITH_EVENTS, _WITH_EVENTS)
             if not end.run({name: getattr(row, name) for name in fields}, row.pk):
                 raise DatabaseError(NOT_SAVED)
-        if batches is None:
+        if unsaved is None:
             _DROP_BATCHES.run(row.pk)
+
+
+def _save_unsaved(unsaved: Unsaved) -> None:
+    for batch in unsaved.failed:  # rare: a write failed while the round trip streamed
+        _insert_if_free(batch)
+    if unsaved.rest is not None:
+        INSERT_BATCHES.run([unsaved.rest])
+
+
+def _insert_if_free(batch: Batch) -> None:
+    """A failed batch, unless its number is taken: its write landed after all (the commit's answer was lost)."""
+    try:
+        with transaction.atomic():  # a savepoint: a conflict here must not undo the rest of the record
+            INSERT_BATCHES.run([batch])
+    except IntegrityError:
+        logger.info("round trip %s: batch %s was saved after all", batch[0], batch[1])
 
 
 class _Record(NamedTuple):
@@ -102,7 +119,7 @@ class _Record(NamedTuple):
 
     row: RoundTrip
     inserted: bool
-    batches: list[Batch] | None
+    unsaved: Unsaved | None
 
 
 class _MessageNotSaved(Exception):

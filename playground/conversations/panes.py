@@ -147,7 +147,7 @@ def _load(whole: dict[int, RoundTrip], public: bool) -> None:
         whole[pk].request, whole[pk].wire_request = request, wire_request
     for pk, events in RoundTrip.objects.filter(pk__in=few).values_list("pk", "wire_events"):
         whole[pk].wire_events = events
-    add_batched(whole[pk] for pk in few)
+    add_batched(whole[pk] for pk in few if _ended(whole[pk]))
     if public:
         for row in whole.values():
             public_row(row)
@@ -160,8 +160,15 @@ def one_round_trip(conversation: Conversation, position: int, links: PaneLinks, 
         return None
     if row.event_count <= INLINE_EVENTS:
         row.wire_events = RoundTrip.objects.values_list("wire_events", flat=True).get(pk=row.pk)
-        add_batched([row])
+        if _ended(row):
+            add_batched([row])
     return round_trip_view(public_row(row) if public else row, links, event_count=row.event_count)
+
+
+def _ended(row: RoundTrip) -> bool:
+    """Whether its events are all saved and counted. One still streaming has its events shown live, by its run; its
+    batches so far, unnumbered in ``event_count``, would come inline past the cap and twice beside the live ones."""
+    return row.total_ms is not None
 
 
 def wire_request_of(conversation: Conversation, position: int) -> tuple[dict[str, Any], str]:

@@ -17,7 +17,7 @@ from channels.sessions import InstanceSessionWrapper
 
 from playground.chat import event_saver
 from playground.chat.consumer import ChatConsumer
-from playground.chat.event_saver import EventSaver, writer_for_loop
+from playground.chat.event_saver import EventSaver, Unsaved, writer_for_loop
 from playground.chat.registry import ActiveRun
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.models import Conversation, RoundTrip, WireEventBatch
@@ -118,7 +118,7 @@ async def test_closing_waits_for_a_write_in_progress_and_returns_what_is_not_wri
     # on the ORM's thread, the rows would be there anyway: that read waits for the write. The event does not.)
     assert finished.is_set(), "close returned while its batch was still being written"
     assert [events[0][1] for rt, _, events in await saved_batches() if rt == row.pk] == ["written"]
-    assert rest == [(row.pk, 1, [(2.0, "not written yet", None)])], "the round trip's end saves it, as batch 1"
+    assert rest == Unsaved([], (row.pk, 1, [(2.0, "not written yet", None)])), "the round trip's end saves it"
     await other_saver.close()
     saver.add((3.0, "after close", None))
     assert not saver.pending
@@ -146,7 +146,7 @@ async def test_a_failed_write_loses_no_event_of_the_round_trip_kept_in_memory(
     assert [(seq, events) for _, seq, events in await saved_batches()] == [(1, [[2.0, "f", None]])]
     # The failed batch was not written again with the next (one that never can be would fail every later write):
     # the round trip's end saves it, with its own number, so the events read back in order.
-    assert await saver.close() == [(row.pk, 0, [(1.0, "e", None)])]
+    assert await saver.close() == Unsaved([(row.pk, 0, [(1.0, "e", None)])], None)
 
 
 async def test_layer_batches_skip_channels_connection_check(

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 from django.urls import reverse
 
-from playground.conversations.models import RoundTrip
-from playground.conversations.panes import INLINE_EVENTS, PaneLinks, page_round_trips
+from playground.conversations.models import RoundTrip, WireEventBatch
+from playground.conversations.panes import INLINE_EVENTS, PaneLinks, one_round_trip, page_round_trips
 from tests.chat.test_chat_views import saved_chat
 from tests.conversations.builders import as_streamed
 
@@ -68,10 +68,11 @@ def test_a_streamed_round_trips_batched_events_are_shown_inline_and_on_demand(
     client: Client, team: Team, alice: User
 ) -> None:
     conversation = saved_chat(team, alice)
-    few = RoundTrip.objects.create(conversation=conversation, position=1, format="openai-chat",
-                                   wire_events=_many_events(3), complete=True)  # fmt: skip
-    many = RoundTrip.objects.create(conversation=conversation, position=2, format="openai-chat",
-                                    wire_events=_many_events(INLINE_EVENTS + 5), complete=True)  # fmt: skip
+    ended = {"format": "openai-chat", "complete": True, "total_ms": 80.0}
+    few = RoundTrip.objects.create(conversation=conversation, position=1, wire_events=_many_events(3), **ended)
+    many = RoundTrip.objects.create(
+        conversation=conversation, position=2, wire_events=_many_events(INLINE_EVENTS + 5), **ended
+    )
     as_streamed(few)
     as_streamed(many, per_batch=50)
     client.force_login(alice)
@@ -79,8 +80,22 @@ def test_a_streamed_round_trips_batched_events_are_shown_inline_and_on_demand(
     assert html.count('data-testid="wire-event"') == 1 + 3, "the few batched events are inline, after the first's"
     assert f"Show the {INLINE_EVENTS + 5} raw events" in html
     events = client.get(reverse("chat-wire-events", args=[conversation.pk, many.position])).content.decode()
-    assert events.count('data-testid="wire-event"') == INLINE_EVENTS + 5
     shown = [int(n) for n in re.findall(r"n&quot;:(\d+),", events)]
     assert shown == list(range(INLINE_EVENTS + 5)), "each once, in order"
-    [view] = [v for v in page_round_trips(conversation, PaneLinks(conversation.pk)) if v["row"].pk == few.pk]
+    links = PaneLinks(conversation.pk)
+    [view] = [v for v in page_round_trips(conversation, links) if v["row"].pk == few.pk]
     assert [e["data"] for e in view["row"].wire_events] == [e["data"] for e in _many_events(3)]
+    unfolded = one_round_trip(conversation, few.position, links)  # a folded pane, asked for
+    assert unfolded["event_count"] == 3 and len(unfolded["row"].wire_events) == 3
+
+
+def test_a_round_trip_still_streaming_leaves_its_events_to_the_run(client: Client, team: Team, alice: User) -> None:
+    """Its batches so far are not counted yet: shown inline they would pass the cap, and come twice beside the ones
+    the run's snapshot replays."""
+    conversation = saved_chat(team, alice)
+    streaming = RoundTrip.objects.create(conversation=conversation, position=1, format="openai-chat")
+    WireEventBatch.objects.create(round_trip=streaming, seq=0, events=[[1.0, f'{{"m":"{MARK}"}}', None]])
+    client.force_login(alice)
+    html = client.get(reverse("chat", args=[conversation.pk])).content.decode()
+    assert MARK not in html and html.count('data-testid="wire-event"') == 1
+    assert one_round_trip(conversation, 1, PaneLinks(conversation.pk))["row"].wire_events == []

@@ -94,7 +94,7 @@ async def test_a_batch_that_failed_is_saved_with_the_record(
     saver.add(EVENTS[0])
 
     async def failed() -> bool:
-        return bool(saver.unsaved)
+        return bool(saver.failed)
 
     await until(failed, "the first write failed")
     monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)  # back for the next batch and the end
@@ -119,3 +119,46 @@ async def test_a_saver_that_missed_an_event_leaves_them_all_to_the_row(
     assert batches == [], "the row's column holds them all: no batch repeats one"
     assert whole == EVENTS
     await hooks.run.flush()
+
+
+async def test_a_failed_batch_that_landed_after_all_is_not_saved_twice(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write committed but its answer was lost (a connection dropped at COMMIT): the end finds its number
+    taken, keeps what is there, and saves the rest of the record."""
+    hooks = await streamed_hooks(conversation, monkeypatch)
+    real = event_saver.INSERT_BATCHES.run
+
+    def answer_lost(rows: list[event_saver.Batch]) -> None:
+        real(rows)
+        raise RuntimeError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", answer_lost)
+    saver = hooks.savers[0]
+    saver.add(EVENTS[0])
+
+    async def failed() -> bool:
+        return bool(saver.failed)
+
+    await until(failed, "the write's answer lost")
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)
+    for event in EVENTS[1:]:
+        saver.add(event)
+    await hooks.on_round_trip(0, ended(EVENTS), None)
+    saved, batches, whole = await stored(hooks.rows[0])
+    assert [seq for seq, _ in batches] == [0, 1] and whole == EVENTS
+    assert saved.total_ms == 3.0 and saved.event_count == 3, "the record is saved"
+    await hooks.run.flush()
+
+
+def test_a_record_that_cannot_be_saved_takes_its_last_batch_with_it(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One transaction: a round trip is never left with its last events saved and its record not."""
+    from playground.chat import writes
+
+    row = RoundTrip.objects.create(conversation=conversation, position=0, format="openai-chat")
+    monkeypatch.setattr(writes._END, "run", lambda values, pk: 0)  # the row is gone as the end is saved
+    with pytest.raises(writes.DatabaseError):
+        writes._save_ended(row, True, event_saver.Unsaved([], (row.pk, 0, [EVENTS[0]])))
+    assert not WireEventBatch.objects.filter(round_trip=row).exists()
