@@ -80,16 +80,21 @@ async def test_the_end_saves_the_last_batch_with_the_record_and_copies_no_event(
     await hooks.run.flush()
 
 
-async def test_a_batch_that_failed_is_saved_with_the_record(
-    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("landed", [False, True], ids=["database-away", "answer-lost"])
+async def test_a_batch_whose_write_failed_is_saved_once_with_the_record(
+    conversation: Conversation, monkeypatch: pytest.MonkeyPatch, landed: bool
 ) -> None:
+    """The database away: the end saves the failed batch. Or the write committed but its answer was lost (a
+    connection dropped at COMMIT): the end finds its number taken, keeps what is there, and saves the rest."""
     hooks = await streamed_hooks(conversation, monkeypatch)
     real = event_saver.INSERT_BATCHES.run
 
-    def database_away(rows: list[event_saver.Batch]) -> None:
-        raise RuntimeError("database is away")
+    def failing(rows: list[event_saver.Batch]) -> None:
+        if landed:
+            real(rows)
+        raise RuntimeError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", database_away)
+    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", failing)
     saver = hooks.savers[0]
     saver.add(EVENTS[0])
 
@@ -99,11 +104,12 @@ async def test_a_batch_that_failed_is_saved_with_the_record(
     await until(failed, "the first write failed")
     monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)  # back for the next batch and the end
     saver.add(EVENTS[1])
-    await until(batches_of(hooks.rows[0], 1), "the next batch written")
+    await until(batches_of(hooks.rows[0], 2 if landed else 1), "the next batch written")
     saver.add(EVENTS[2])
     await hooks.on_round_trip(0, ended(EVENTS), None)
     saved, batches, whole = await stored(hooks.rows[0])
-    assert [seq for seq, _ in batches] == [0, 1, 2] and whole == EVENTS and saved.event_count == 3
+    assert [seq for seq, _ in batches] == [0, 1, 2] and whole == EVENTS, "each event once, in order"
+    assert saved.total_ms == 3.0 and saved.event_count == 3, "the record is saved"
     await hooks.run.flush()
 
 
@@ -118,36 +124,6 @@ async def test_a_saver_that_missed_an_event_leaves_them_all_to_the_row(
     assert [(e["t_ms"], e["data"], e["event"]) for e in saved.wire_events] == EVENTS and saved.event_count == 3
     assert batches == [], "the row's column holds them all: no batch repeats one"
     assert whole == EVENTS
-    await hooks.run.flush()
-
-
-async def test_a_failed_batch_that_landed_after_all_is_not_saved_twice(
-    conversation: Conversation, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The write committed but its answer was lost (a connection dropped at COMMIT): the end finds its number
-    taken, keeps what is there, and saves the rest of the record."""
-    hooks = await streamed_hooks(conversation, monkeypatch)
-    real = event_saver.INSERT_BATCHES.run
-
-    def answer_lost(rows: list[event_saver.Batch]) -> None:
-        real(rows)
-        raise RuntimeError("server closed the connection unexpectedly")
-
-    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", answer_lost)
-    saver = hooks.savers[0]
-    saver.add(EVENTS[0])
-
-    async def failed() -> bool:
-        return bool(saver.failed)
-
-    await until(failed, "the write's answer lost")
-    monkeypatch.setattr(event_saver.INSERT_BATCHES, "run", real)
-    for event in EVENTS[1:]:
-        saver.add(event)
-    await hooks.on_round_trip(0, ended(EVENTS), None)
-    saved, batches, whole = await stored(hooks.rows[0])
-    assert [seq for seq, _ in batches] == [0, 1] and whole == EVENTS
-    assert saved.total_ms == 3.0 and saved.event_count == 3, "the record is saved"
     await hooks.run.flush()
 
 
