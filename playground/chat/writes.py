@@ -155,8 +155,8 @@ def _save_status(conversation: Conversation, then: Callable[[], None] | None) ->
 
 
 def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip, *, batched: bool) -> None:
-    """``batched``: the row's raw events are in its batches; it only counts them (``raw_events`` of the
-    playground.conversations models reads them back)."""
+    """``batched``: the row's raw events are in its batches; it only counts them (playground.conversations.raw_events
+    reads them back)."""
     result = round_trip.result
     row.request = dict(round_trip.request)
     row.notes = round_trip.notes
