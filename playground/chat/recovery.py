@@ -63,7 +63,7 @@ def interrupt(conversation_id: int, *, owner: str) -> bool:
 
 def _close_round_trip(round_trip: RoundTrip) -> None:
     """The streaming round trip as far as it got: its raw events, and its partial answer as an incomplete message."""
-    batches = WireEventBatch.objects.filter(round_trip=round_trip).order_by("seq")
+    batches = list(WireEventBatch.objects.filter(round_trip=round_trip).order_by("seq"))
     events = [event for batch in batches for event in batch.events]
     round_trip.wire_events = [*round_trip.wire_events, *raw_event_dicts(events)]
     result = replay(round_trip.format, [(d, e) for _, d, e in events], streamed=bool(round_trip.request.get("stream")))
@@ -72,7 +72,9 @@ def _close_round_trip(round_trip: RoundTrip) -> None:
     round_trip.raw_finish_reason = result.raw_finish_reason or ""
     round_trip.usage = dict(result.usage) if result.usage else None
     round_trip.save()
-    batches.delete()
+    # Those read, not the query again: a process taken for dead that still writes (stalled past its heartbeats)
+    # keeps a batch it adds meanwhile, which readers then take after the row's own.
+    WireEventBatch.objects.filter(pk__in=[batch.pk for batch in batches]).delete()
     message = result.message
     if (message.get("content") or message.get("tool_calls")) and not round_trip.messages.exists():
         last = Message.objects.filter(conversation_id=round_trip.conversation_id).aggregate(last=Max("position"))

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
@@ -95,6 +96,28 @@ async def test_a_dead_processs_run_is_interrupted_with_what_had_arrived(
     roles = [m async for m in Message.objects.filter(conversation=conversation).values_list("role", "complete")]
     assert roles == [("user", True), ("assistant", False), ("assistant", True)]
     await chat.disconnect()
+
+
+def test_recovery_deletes_only_the_batches_it_moved(conversation: Conversation, monkeypatch: Any) -> None:
+    """A process taken for dead may still write (stalled past its heartbeats): a batch it adds while the run is
+    recovered is kept, and read after the ones moved into the row."""
+    from playground.chat import recovery
+
+    async_to_sync(die_mid_stream)(conversation)
+    rt = RoundTrip.objects.get(conversation=conversation)
+    real_replay = recovery.replay
+
+    def replay_then_a_late_batch(*args: Any, **kwargs: Any) -> Any:
+        WireEventBatch.objects.create(round_trip=rt, seq=2, events=[[3.0, chunk({"content": "ld"}), None]])
+        return real_replay(*args, **kwargs)
+
+    monkeypatch.setattr(recovery, "replay", replay_then_a_late_batch)
+    assert recovery.interrupt(conversation.pk, owner=DEAD)
+    rt.refresh_from_db()
+    assert [e["t_ms"] for e in rt.wire_events] == [1.0, 2.0]
+    assert list(WireEventBatch.objects.filter(round_trip=rt).values_list("seq", flat=True)) == [2]
+    add_batched([rt])
+    assert [e["t_ms"] for e in rt.wire_events] == [1.0, 2.0, 3.0]
 
 
 async def test_an_interrupted_runs_question_stays_answerable(
