@@ -1,15 +1,21 @@
 """WebSocket streaming: N concurrent chats through daphne, against an upstream model at a set pace, with the targets.
 
 Run with the bench dependencies:
-    ./scripts/bench ws_stream                              # the full run: every target, MET or MISSED (~5 min)
+    ./scripts/bench ws_stream                              # the full run: every target, MET or MISSED (~10 min)
     ./scripts/bench ws_stream --chats-list 20 40           # the same full run at smaller sizes: a quick check
     ./scripts/bench ws_stream --chats 100 [--rate 50]      # one size: bare, relay floor and app, and their verdicts
+    ./scripts/bench ws_stream --chats 100 --rounds 1       # one pair of runs only, as before rounds (~1 min)
     ./scripts/bench ws_stream --processes 2 [--chats 100]  # only the two-process run behind nginx (Redis needed)
     ./scripts/bench ws_stream --display-rate               # frames at display rate (bench/ws_display.py)
 
 The full run (no size given) measures, one part after the other: 100 chats (target 1), 200 chats (target 3), both
 as the trio below, then 100 chats over two app processes behind nginx with Redis (target 4, bench/ws_two.py);
 it prints each part as it ends, then every verdict together (bench/ws_targets.py states the targets).
+
+Each size is measured in ``--rounds`` rounds (3 unless told): the bare send once, then the relay floor and the app
+in each round, taking turns going first. The machine's speed drifts by tens of percent within minutes, so one pair
+of runs gives a ratio its drift decides as much as the code; each ratio's verdict is the median round's, with every
+round's ratio printed beside it (bench/ws_targets.py).
 
 The trio, one after the other so they never share the CPU, with the same client code:
 
@@ -58,12 +64,24 @@ def sized(args: argparse.Namespace, chats: int) -> argparse.Namespace:
     return part
 
 
-def run_trio(args: argparse.Namespace, work: Path) -> tuple[Measurement, Measurement, Measurement]:
-    """Bare send, relay floor and app at ``args.chats``, printed as soon as they are measured."""
+def run_trio(args: argparse.Namespace, work: Path) -> list[ws_targets.Pair]:
+    """Bare send, then relay floor and app at ``args.chats`` for ``args.rounds`` rounds, each printed as soon as it
+    is measured: the relay floor and the app take turns going first, so the machine's drift favours neither."""
     work.mkdir()
-    bare, relay, app = measure_bare(args, work), measure_relay(args, work), measure_app(args, work)
-    report(args, [bare, relay, app], load_average)
-    return bare, relay, app
+    bare, pairs = measure_bare(args, work), []
+    for number in range(1, args.rounds + 1):
+        here = work / f"round-{number}"
+        here.mkdir()
+        if number % 2:
+            relay, app = measure_relay(args, here), measure_app(args, here)
+        else:
+            app, relay = measure_app(args, here), measure_relay(args, here)
+        if args.rounds > 1:
+            order = "relay floor, then app" if number % 2 else "app, then relay floor"
+            print(f"\nround {number} of {args.rounds} ({order}; the bare send is round 1's)")
+        report(args, [bare, relay, app], load_average)
+        pairs.append((relay, app))
+    return pairs
 
 
 def run_two(args: argparse.Namespace, work: Path, one: Measurement | None) -> list[str]:
@@ -90,11 +108,11 @@ def full_run(args: argparse.Namespace, one_chats: int, many_chats: int) -> None:
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="ws-stream-") as tmp:
         one = sized(args, one_chats)
-        _, relay, app = run_trio(one, Path(tmp) / "one")
-        lines += print_verdicts(ws_targets.target_one(one.chats, one.rate, relay, app))
+        pairs = run_trio(one, Path(tmp) / "one")
+        lines += print_verdicts(ws_targets.target_one(one.chats, one.rate, pairs))
         many = sized(args, many_chats)
-        _, relay_many, app_many = run_trio(many, Path(tmp) / "many")
-        lines += print_verdicts(ws_targets.target_three(many.chats, many.rate, relay_many, app_many))
+        lines += print_verdicts(ws_targets.target_three(many.chats, many.rate, run_trio(many, Path(tmp) / "many")))
+        _, app = ws_targets.median_round(pairs, ws_targets.cpu_ratio)
         lines += print_verdicts(run_two(one, Path(tmp) / "two", app))
     print(f"\nTargets ({one_chats} and {many_chats} chats x {args.rate:g} deltas/s, this machine, this run):")
     print_verdicts(lines)
@@ -103,9 +121,9 @@ def full_run(args: argparse.Namespace, one_chats: int, many_chats: int) -> None:
 def single_size(args: argparse.Namespace) -> None:
     """One size's trio, with the verdicts a trio can give (marked when the size is not the one they are stated for)."""
     with tempfile.TemporaryDirectory(prefix="ws-stream-") as tmp:
-        _, relay, app = run_trio(args, Path(tmp) / "one")
-    print_verdicts(ws_targets.target_one(args.chats, args.rate, relay, app))
-    print_verdicts(ws_targets.target_three(args.chats, args.rate, relay, app))
+        pairs = run_trio(args, Path(tmp) / "one")
+    print_verdicts(ws_targets.target_one(args.chats, args.rate, pairs))
+    print_verdicts(ws_targets.target_three(args.chats, args.rate, pairs))
 
 
 def two_only(args: argparse.Namespace) -> None:
@@ -126,6 +144,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long each answer streams")
     parser.add_argument("--chars", type=int, default=32, help="characters of text per delta")
     parser.add_argument("--ramp", type=float, default=2.0, help="seconds over which the chats are started")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="relay floor and app, taking turns, this many times per size (median)"
+    )
     parser.add_argument("--client-procs", type=int, default=1, help="client processes the chats are split over")
     parser.add_argument(
         "--redis-url",
@@ -138,6 +159,8 @@ def parse_args() -> argparse.Namespace:
         help="frames at display rate: the app with and without its frame interval, 20 chats x 500 deltas/s",
     )
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.chats_list and (args.chats or args.processes):
         parser.error("--chats-list is the full run's sizes; --chats and --processes are for one size")
     return args
