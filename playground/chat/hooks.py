@@ -250,20 +250,20 @@ class ConversationHooks:
             await self.set_status(Conversation.Status.RUNNING, "")
         return answer
 
-    async def set_status(self, status: str, message: str, then: Callable[[], None] | None = None) -> None:
-        """Save the status; ``then``: more work for the ORM's thread, done in the same trip once the status is saved
-        (its failure is logged: the status stands)."""
+    async def set_status(self, status: str, message: str, index: Callable[[], dict[str, Any]] | None = None) -> None:
+        """Save the status; ``index``: the search fields to save with it, computed on the ORM's thread in the same
+        trip (a failure to compute them is logged: the status is saved alone)."""
         self.conversation.status, self.conversation.status_message = status, message
-        await orm_thread(_save_status)(self.conversation, then)
+        await orm_thread(_save_status)(self.conversation, index)
         self.announce_status(status, message)
 
     def announce_status(self, status: str, message: str) -> None:
         label = Conversation.Status(status).label
         self.run.emit({"type": "status", "status": status, "label": label, "message": message}, live=False)
 
-    async def finish(self, status: str, message: str, then: Callable[[], None] | None = None) -> None:
+    async def finish(self, status: str, message: str, index: Callable[[], dict[str, Any]] | None = None) -> None:
         self.conversation.run_owner = ""  # released: no process holds this conversation any more
-        await self.set_status(status, message, then)
+        await self.set_status(status, message, index)
         self.run.emit({"type": "run.end", "status": status, "message": message}, live=False)
 
     async def _save_message(

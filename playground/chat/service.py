@@ -34,7 +34,7 @@ from playground.chat.orm import orm_thread
 from playground.chat.registry import REGISTRY, ActiveRun
 from playground.chat.turn_request import build_request, split_pending, strategy_for
 from playground.conversations.models import Conversation
-from playground.conversations.search_index import index_conversation
+from playground.conversations.search_index import index_values
 from playground.endpoints.models import Endpoint
 from playground.mcp.answer import answerer as mcp_answerer
 from playground.tools.config import ToolConfig
@@ -181,10 +181,10 @@ async def run_conversation(
         if heartbeat is not None:
             heartbeat.cancel()
     run.finishing = True  # the loop is over: a Stop now would only cut the saving of how it ended
-    # How it ended, then what the Conversations list searches (from the messages the run holds): one trip. A
-    # failure to index is logged and does not undo the finished run.
-    index = functools.partial(index_conversation, conversation, hooks.messages)
-    await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome), then=index)
+    # How it ended, with what the Conversations list searches (from the messages the run holds): one trip, one
+    # statement. A failure to index is logged and does not undo the finished run.
+    index = functools.partial(index_values, conversation, hooks.messages)
+    await hooks.finish(OUTCOME_STATUS[outcome.status], _message(outcome), index=index)
 
 
 async def _hooks(

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from playground.chat.event_saver import INSERT_BATCHES, Batch, Unsaved
 from playground.conversations.models import Conversation, Message, RoundTrip, WireEventBatch
+from playground.conversations.search_index import INDEX_FIELDS, forget_facets
 from playground.prepared import PreparedCreate, PreparedDelete, PreparedUpdate
 from providers.client import RoundTrip as ClientRoundTrip
 from providers.client.capture import raw_event_dicts
@@ -75,6 +76,9 @@ _WITH_EVENTS = (*ENDED_FIELDS, "wire_events")
 _END_WITH_EVENTS = PreparedUpdate(RoundTrip, _WITH_EVENTS, lambda pk: RoundTrip.objects.filter(pk=pk), int)
 _DROP_BATCHES = PreparedDelete(WireEventBatch, lambda rt: WireEventBatch.objects.filter(round_trip_id=rt), int)
 _STATUS = PreparedUpdate(Conversation, STATUS_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
+_STATUS_AND_INDEX = PreparedUpdate(
+    Conversation, (*STATUS_FIELDS, *INDEX_FIELDS), lambda pk: Conversation.objects.filter(pk=pk), int
+)
 _CREATE_MESSAGE, _CREATE_ROUND_TRIP = PreparedCreate(Message), PreparedCreate(RoundTrip)
 NOT_SAVED = "Save with update_fields did not affect any rows."  # the row is gone: as Model.save says it
 
@@ -142,16 +146,28 @@ def _save_ended_and_message(
         raise _MessageNotSaved(exc) from exc
 
 
-def _save_status(conversation: Conversation, then: Callable[[], None] | None) -> None:
-    conversation.updated_at = timezone.now()  # auto_now: what save() would set
-    if not _STATUS.run({name: getattr(conversation, name) for name in STATUS_FIELDS}, conversation.pk):
+def _save_status(conversation: Conversation, index: Callable[[], dict[str, Any]] | None) -> None:
+    """The run's status; ``index``: the conversation's search fields, computed here and saved with the status in one
+    statement (the row, its search text included, written once, not twice). Computing them may fail: that is logged,
+    and the status is saved alone."""
+    conversation.updated_at = timezone.now()  # auto_now: what save() would set; before the index's indexed_at
+    values = {name: getattr(conversation, name) for name in STATUS_FIELDS}
+    indexed = _index_values(conversation, index)
+    statement = _STATUS if indexed is None else _STATUS_AND_INDEX
+    if not statement.run({**values, **(indexed or {})}, conversation.pk):
         raise DatabaseError(NOT_SAVED)
-    if then is None:
-        return
+    if indexed is not None:
+        forget_facets(conversation.team_id)
+
+
+def _index_values(conversation: Conversation, index: Callable[[], dict[str, Any]] | None) -> dict[str, Any] | None:
+    if index is None:
+        return None
     try:
-        then()
+        return index()
     except Exception:
-        logger.exception("conversation %s: the work after its status failed", conversation.pk)
+        logger.exception("conversation %s: its search fields could not be computed", conversation.pk)
+        return None
 
 
 def _fill_round_trip(row: RoundTrip, round_trip: ClientRoundTrip, *, batched: bool) -> None:

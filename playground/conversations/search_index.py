@@ -34,7 +34,14 @@ _WRITE = PreparedUpdate(Conversation, INDEX_FIELDS, lambda pk: Conversation.obje
 
 def index_conversation(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> None:
     """Recompute and save the search fields of one conversation; ``messages``: all of them in order as (role, data),
-    when the caller holds them (a run that has just ended), or read here."""
+    when the caller holds them, or read here."""
+    _WRITE.run(index_values(conversation, messages), conversation.pk)
+    forget_facets(conversation.team_id)
+
+
+def index_values(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> dict[str, Any]:
+    """The search fields of one conversation, recomputed and set on it, by name, for its caller to save (a run that
+    has just ended saves them with its status, in one statement); ``messages``: as ``index_conversation`` takes."""
     if messages is None:
         messages = conversation.messages.order_by("position").values_list("role", "data")
     schemas = {t["name"]: t.get("parameters") for t in conversation.tools}
@@ -55,8 +62,12 @@ def index_conversation(conversation: Conversation, messages: Iterable[tuple[str,
     conversation.has_error = errored or conversation.status in (Conversation.Status.ERROR, "interrupted")
     conversation.invalid_calls = invalid
     conversation.indexed_at = timezone.now()
-    _WRITE.run({name: getattr(conversation, name) for name in INDEX_FIELDS}, conversation.pk)
-    cache.delete(facets_key(conversation.team_id))  # its model, tools or status may be new to the filter menus
+    return {name: getattr(conversation, name) for name in INDEX_FIELDS}
+
+
+def forget_facets(team_id: int) -> None:
+    """After a conversation's index is saved: its model, tools or status may be new to the team's filter menus."""
+    cache.delete(facets_key(team_id))
 
 
 def facets_key(team_id: int) -> str:
