@@ -241,6 +241,9 @@ async def say_hi(
     await chat.send_json_to({"type": "send", "text": "hi", "options": sent_options})
     frames = await frames_until(chat, "run.end")
     monkeypatch.undo()
+    # The writer's wait began with the interval above, and the event loop outlives this test: woken now, so a later
+    # test's stream finds a writer on the usual interval, not one asleep for a minute.
+    event_saver.writer_for_loop()._wake.set()
     await chat.disconnect()
     return frames, statements, sent
 
