@@ -16,7 +16,7 @@ from django.db import DatabaseError, connection
 from django.test.utils import CaptureQueriesContext
 
 from playground.chat.writes import _save_status
-from playground.conversations.models import Conversation
+from playground.conversations.models import Conversation, Message
 from playground.conversations.search_index import facets_key, index_stale, index_values
 from tests.chat.test_turn_writes import say_hi
 
@@ -85,6 +85,10 @@ def test_search_fields_that_cannot_be_computed_leave_the_status_saved_alone(
     assert saved.indexed_at is None and saved.search_text == "", "nothing half-computed is saved"
     assert "its search fields could not be computed" in caplog.text and "a message the index cannot read" in caplog.text
     assert cache.get(facets_key(conversation.team_id)) == {"models": ["kept"]}
+    # Left for the list's catch-up indexing, which runs when the list is next opened.
+    Message.objects.create(conversation=conversation, position=0, role="user", data={"content": "late words"})
+    assert index_stale(conversation.team_id) == 1
+    assert "late words" in Conversation.objects.get(pk=conversation.pk).search_text
 
 
 def test_a_conversation_gone_before_its_status_is_saved_is_an_error_as_before(conversation: Conversation) -> None:
