@@ -1,7 +1,7 @@
 """WebSocket streaming: N concurrent chats through daphne, against an upstream model at a set pace, with the targets.
 
 Run with the bench dependencies:
-    ./scripts/bench ws_stream                              # the full run: every target, MET or MISSED (~10 min)
+    ./scripts/bench ws_stream                              # the full run: every target, MET or MISSED (~6-10 min)
     ./scripts/bench ws_stream --chats-list 20 40           # the same full run at smaller sizes: a quick check
     ./scripts/bench ws_stream --chats 100 [--rate 50]      # one size: bare, relay floor and app, and their verdicts
     ./scripts/bench ws_stream --chats 100 --rounds 1       # one pair of runs only, as before rounds (~1 min)
