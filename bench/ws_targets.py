@@ -49,16 +49,19 @@ def _p99(m: Measurement) -> float:
     return percentile(m.latencies(), 0.99)
 
 
+def _median(pairs: Sequence[Pair], ratio: Callable[[Pair], float]) -> tuple[Pair, float, str]:
+    """The round whose ``ratio`` is the median of the rounds' (the higher middle one of an even count), that ratio,
+    and every round's, in the order they ran, when there was more than one (each ratio computed once: a p99 sorts
+    every latency of its run)."""
+    ratios = [ratio(pair) for pair in pairs]
+    middle = sorted(range(len(pairs)), key=ratios.__getitem__)[len(pairs) // 2]
+    each = f"; median of {len(pairs)} rounds, each: {', '.join(f'{r:.2f}x' for r in ratios)}" if len(pairs) > 1 else ""
+    return pairs[middle], ratios[middle], each
+
+
 def median_round(pairs: Sequence[Pair], ratio: Callable[[Pair], float]) -> Pair:
     """The round whose ``ratio`` is the median of the rounds' (the higher middle one of an even count)."""
-    return sorted(pairs, key=ratio)[len(pairs) // 2]
-
-
-def _rounds(pairs: Sequence[Pair], ratio: Callable[[Pair], float]) -> str:
-    """Every round's ratio, in the order they ran, when there was more than one."""
-    if len(pairs) < 2:
-        return ""
-    return f"; median of {len(pairs)} rounds, each: {', '.join(f'{ratio(pair):.2f}x' for pair in pairs)}"
+    return _median(pairs, ratio)[0]
 
 
 def _lost(runs: Sequence[Measurement]) -> tuple[bool, str]:
@@ -85,8 +88,8 @@ def p99_ratio(pair: Pair) -> float:
 
 
 def _cpu_ratio(number: int, pairs: Sequence[Pair], limit: float, note: str) -> str:
-    relay, app = median_round(pairs, cpu_ratio)
-    app_us, relay_us, ratio = server_us_per_delta(app), server_us_per_delta(relay), cpu_ratio((relay, app))
+    (relay, app), ratio, each = _median(pairs, cpu_ratio)
+    app_us, relay_us = server_us_per_delta(app), server_us_per_delta(relay)
     figure = f"{ratio:.2f}x: {app_us:.0f} against {relay_us:.0f} us/delta"
     app_steady, relay_steady = steady_us_per_delta(app), steady_us_per_delta(relay)
     if not math.isnan(app_steady) and not math.isnan(relay_steady):
@@ -95,17 +98,17 @@ def _cpu_ratio(number: int, pairs: Sequence[Pair], limit: float, note: str) -> s
             f"; while every chat streamed {app_steady / relay_steady:.2f}x: {app_steady:.0f} against"
             f" {relay_steady:.0f}; per turn beyond its deltas {turn_ms(app):.1f} against {turn_ms(relay):.1f} ms"
         )
-    figure += _rounds(pairs, cpu_ratio)
+    figure += each
     return verdict(number, f"app CPU per delta <= {limit:g}x the relay floor's{note}", ratio <= limit, figure)
 
 
 def target_one(chats: int, rate: float, pairs: Sequence[Pair]) -> list[str]:
     """Ours over the floor, one process: the p99 and the CPU per delta against the relay floor's."""
     note = scope(ONE_CHATS, chats, rate)
-    relay, app = median_round(pairs, p99_ratio)
-    app_p99, relay_p99, ratio = _p99(app), _p99(relay), p99_ratio((relay, app))
+    (relay, app), ratio, each = _median(pairs, p99_ratio)
+    app_p99, relay_p99 = _p99(app), _p99(relay)
     text = f"app p99 added latency <= {MAX_P99_RATIO:g}x the relay floor's{note}"
-    figure = f"{ratio:.2f}x: {app_p99:.1f} against {relay_p99:.1f} ms{_rounds(pairs, p99_ratio)}"
+    figure = f"{ratio:.2f}x: {app_p99:.1f} against {relay_p99:.1f} ms{each}"
     if daphne_percent(relay) >= FLOOR_SATURATED_PERCENT:
         # Both backlogs then: a ratio of two saturated processes' p99s says nothing of the app's added latency.
         busy = f"the relay floor itself used {daphne_percent(relay):.0f}% of a core"

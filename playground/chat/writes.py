@@ -152,7 +152,7 @@ def _save_status(conversation: Conversation, index: Callable[[], dict[str, Any]]
     and the status is saved alone."""
     conversation.updated_at = timezone.now()  # auto_now: what save() would set; before the index's indexed_at
     values = {name: getattr(conversation, name) for name in STATUS_FIELDS}
-    indexed = _index_values(conversation, index)
+    indexed = _computed_index(conversation, index)
     statement = _STATUS if indexed is None else _STATUS_AND_INDEX
     if not statement.run({**values, **(indexed or {})}, conversation.pk):
         raise DatabaseError(NOT_SAVED)
@@ -160,7 +160,7 @@ def _save_status(conversation: Conversation, index: Callable[[], dict[str, Any]]
         forget_facets(conversation.team_id)
 
 
-def _index_values(conversation: Conversation, index: Callable[[], dict[str, Any]] | None) -> dict[str, Any] | None:
+def _computed_index(conversation: Conversation, index: Callable[[], dict[str, Any]] | None) -> dict[str, Any] | None:
     if index is None:
         return None
     try:
