@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import sys
 import time
@@ -96,7 +97,8 @@ def app_answer(parts: list[bytes]) -> Answer:
         hooks = ConversationHooks(conversation, run, {})
         request = {"model": "bench-1", "messages": [{"role": "user", "content": "go"}], "stream": True}
         endpoint = Endpoint("openai-chat", "http://127.0.0.1:9/v1", "sk-bench-not-a-key")
-        trip = RoundTripRun(endpoint, request, lambda update: hooks.on_update(0, update))
+        trip = RoundTripRun(endpoint, request, functools.partial(hooks.on_update, 0))
+        trip.emit_now = functools.partial(hooks.on_stream, 0)  # as the tool loop passes them
         run.new_round_trip()
         saver = EventSaver(RoundTrip(pk=1))
         saver._writer = DroppedEvents()  # type: ignore[assignment]

@@ -78,14 +78,22 @@ class ConversationHooks:
         return self.first_position + index
 
     async def on_update(self, round_trip_index: int, update: Update) -> None:
-        rt = self.position(round_trip_index)
         if isinstance(update, RequestSent):
-            await self._request_sent(rt, update)
-        elif isinstance(update, WireEvent):
-            self.run.emit({"type": "rt.wire", "rt": rt, **update.to_dict()})
+            await self._request_sent(self.position(round_trip_index), update)
+        else:
+            self.on_stream(round_trip_index, update)
+
+    def on_stream(self, round_trip_index: int, update: Update) -> None:
+        """A raw event or a stream event: sent on and saved without waiting (``RoundTripRun.emit_now``)."""
+        rt = self.first_position + round_trip_index
+        if type(update) is WireEvent:
+            t_ms, data, event = update.t_ms, update.data, update.event
+            self.run.emit({"type": "rt.wire", "rt": rt, "t_ms": t_ms, "event": event, "data": data})
             saver = self.savers.get(rt)
             if saver is not None:
-                saver.add((update.t_ms, update.data, update.event))
+                saver.add((t_ms, data, event))
+        elif type(update) is ev.TextDelta:  # nearly every event of an answer: no call to follow
+            self.run.emit({"type": "rt.delta", "rt": rt, "kind": update.kind, "text": update.text})
         else:
             self.run.emit({"type": "rt.delta", "rt": rt, **ev.event_to_dict(update)})
             self._track_call(rt, update)

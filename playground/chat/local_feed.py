@@ -37,11 +37,12 @@ class LocalFeed:
     frame_interval_s: float = field(default_factory=lambda: settings.CROSSWIRE_FRAME_INTERVAL_MS / 1000)
     frame_slack: int = field(default_factory=lambda: settings.CROSSWIRE_FRAME_SLACK)
     _subscribers_version: int = 0
+    _skipping: bool = False  # some socket still has queued frames to skip
 
     def subscribe(self, send: Subscriber) -> None:
         """Feed a local socket every frame emitted from now on (a socket already fed keeps what it is owed)."""
         self._subscribers_version += 1
-        self.subscribers.setdefault(send, len(self._queued))
+        self._skipping = self.subscribers.setdefault(send, len(self._queued)) > 0 or self._skipping
 
     def unsubscribe(self, send: Subscriber) -> None:
         self._subscribers_version += 1
@@ -82,9 +83,12 @@ class LocalFeed:
             return
         self._next_slot = slot_after(self._next_slot, due, self.frame_interval_s)
         frames, self._queued = self._queued, []
-        skips = {send: skip for send, skip in self.subscribers.items() if skip}
-        for send in self.subscribers:
-            self.subscribers[send] = 0
+        skips: dict[Subscriber, int] = {}
+        if self._skipping:  # a socket joined while frames were queued: once per join, not per message
+            skips = {send: skip for send, skip in self.subscribers.items() if skip}
+            for send in self.subscribers:
+                self.subscribers[send] = 0
+            self._skipping = False
         waiting = self._deliver(frames, skips)
         if waiting:
             self._finishing = asyncio.get_running_loop().create_task(self._finish(waiting))

@@ -59,6 +59,9 @@ class Outcome:
 class LoopHooks(Protocol):
     async def on_update(self, round_trip_index: int, update: Update) -> None: ...
 
+    # What never waits (a raw event, a stream event), called for each as it comes: ``on_update`` has the rest.
+    def on_stream(self, round_trip_index: int, update: Update) -> None: ...
+
     # The round trip's whole record, with the message it brought (None when the model said nothing): saved together.
     async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip, message: Message | None) -> None: ...
 
@@ -111,6 +114,7 @@ class ToolLoop:
         emit = functools.partial(self.hooks.on_update, index)
         request: ChatRequest = {**self.request, "messages": list(self.messages)}
         run = RoundTripRun(self.endpoint, request, emit, self.strategy, self.strategy_notes, read_hold=self.read_hold)
+        run.emit_now = functools.partial(self.hooks.on_stream, index)  # raw and stream events: called, not awaited
         try:
             round_trip = await run.run()
         except asyncio.CancelledError:

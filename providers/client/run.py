@@ -51,6 +51,9 @@ CUT_SHORT = ProviderError(
     "connection", "The stream ended before the provider finished its answer (no end marker).", retryable=True
 )
 Emit = Callable[[Update], Awaitable[None]]
+# The caller's side for what never waits (a raw event, a stream event): called, not awaited. A streamed delta passes
+# twice (its raw event, then its text); through ``Emit`` that is a coroutine and two awaits each time.
+EmitNow = Callable[[Update], None]
 
 
 class EmitError(RuntimeError):
@@ -69,6 +72,7 @@ class RoundTripRun:
     strategy: str = NATIVE  # requested: auto, native, strict, structured or prompted
     lead_notes: list[str] = field(default_factory=list)  # said first in the notes (why this strategy, after a refusal)
     read_hold: ReadHold | None = None  # how long a read of the stream may wait (holds.py); None: never
+    emit_now: EmitNow | None = None  # raw events and stream events go here when given; ``emit`` has the rest
     codec: WireFormat = field(init=False)
     clock: Clock = field(default_factory=Clock)
     notes: list[str] = field(default_factory=list)
@@ -120,10 +124,19 @@ class RoundTripRun:
         return self.snapshot()
 
     async def _emit(self, update: Update) -> None:
+        if self.emit_now is not None and not isinstance(update, RequestSent):
+            self._emit_now(update)
+            return
         try:
             await self.emit(update)
         except asyncio.CancelledError:
             raise
+        except Exception as exc:
+            raise EmitError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _emit_now(self, update: Update) -> None:
+        try:
+            self.emit_now(update)  # type: ignore[misc]
         except Exception as exc:
             raise EmitError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -185,8 +198,15 @@ class RoundTripRun:
             data, sse = clean, replace(sse, data=clean)
         wire = WireEvent(self.clock.since_start_ms(), data, name)
         self.raw_events.append((wire.t_ms, wire.data, wire.event))
-        await self._emit(wire)
-        await self._deliver(decoder.feed(sse))
+        if self.emit_now is None:
+            await self._emit(wire)
+            await self._deliver(decoder.feed(sse))
+            return
+        # Every step of a streamed event, in one call: nothing on this path waits.
+        self._emit_now(wire)
+        for event in self.reader.feed(decoder.feed(sse)):
+            self.acc.add(event)
+            self._emit_now(event)
 
     async def _read_body(self, response: Any) -> None:
         raw = await response.read()

@@ -110,6 +110,9 @@ class OpenAIChatStreamDecoder:
     def _chunk(self, chunk: dict[str, Any]) -> list[ev.Event]:
         if not self.state.response_id and isinstance(chunk.get("id"), str):
             self.state.response_id = chunk["id"]
+        text = _plain_text(chunk)
+        if text is not None:
+            return [ev.TextDelta(text)] if text else []
         events: list[ev.Event] = []
         choices = chunk.get("choices")
         for choice in choices if isinstance(choices, list) else []:
@@ -246,3 +249,23 @@ class OpenAIChatStreamDecoder:
 
 def new_stream_decoder() -> OpenAIChatStreamDecoder:
     return OpenAIChatStreamDecoder()
+
+
+# What the delta of a chunk that only carries text may hold besides its text.
+_PLAIN_DELTA_KEYS = frozenset({"content", "role"})
+
+
+def _plain_text(chunk: dict[str, Any]) -> str | None:
+    """The text of a chunk that carries nothing else (one choice, no finish, no usage, no reasoning, no call), or
+    None for any other chunk: nearly every chunk of an answer, read in a few lookups instead of the whole walk."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("index") not in (0, None) or choice.get("finish_reason") is not None:
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict or not delta.keys() <= _PLAIN_DELTA_KEYS:
+        return None
+    content = delta.get("content")
+    return content if type(content) is str else None

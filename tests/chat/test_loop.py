@@ -14,7 +14,7 @@ from playground.chat.loop import Decision, LoopSettings, ToolLoop, request_for
 from playground.tools.builtins import BUILTINS
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
-from providers.client import Endpoint, RoundTrip, Update
+from providers.client import Endpoint, RequestSent, RoundTrip, Update
 from providers.events import ToolCallDelta
 from providers.simulator.app import create_server_app
 from providers.types import Message, ToolCall
@@ -38,6 +38,10 @@ class Recorder:
     asked: list[str] = field(default_factory=list)
 
     async def on_update(self, round_trip_index: int, update: Update) -> None:
+        assert isinstance(update, RequestSent), "what never waits goes to on_stream"
+        self.updates.append((round_trip_index, update))
+
+    def on_stream(self, round_trip_index: int, update: Update) -> None:
         self.updates.append((round_trip_index, update))
 
     async def on_round_trip(self, round_trip_index: int, round_trip: RoundTrip, message: Message | None) -> None:

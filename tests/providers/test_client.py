@@ -261,3 +261,37 @@ async def test_a_failing_emit_is_not_reported_as_a_provider_error(failing: str) 
 
     with pytest.raises(EmitError, match="database is locked"):
         await round_trip(endpoint("openai-chat"), weather_request(), emit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_emit_now_gets_every_stream_update_in_the_order_emit_alone_gets_them(fmt: str) -> None:
+    alone: list[object] = []
+
+    async def record(update: object) -> None:
+        alone.append(update)
+
+    await round_trip(endpoint(fmt), weather_request(), record)  # type: ignore[arg-type]
+    awaited: list[object] = []
+    called: list[object] = []
+
+    async def wait(update: object) -> None:
+        awaited.append(update)
+
+    run = RoundTripRun(endpoint(fmt), weather_request(), wait, emit_now=called.append)  # type: ignore[arg-type]
+    await run.run()
+    assert [type(u) for u in awaited] == [RequestSent]  # only what may wait is awaited
+    assert len(called) > 10 and all(not isinstance(u, RequestSent) for u in called)
+    assert [(type(u), getattr(u, "data", None)) for u in called] == [
+        (type(u), getattr(u, "data", None)) for u in alone[1:]
+    ]
+    assert any(isinstance(u, ToolCallDelta) for u in called) and any(isinstance(u, WireEvent) for u in called)
+
+
+async def test_a_failing_emit_now_is_not_reported_as_a_provider_error() -> None:
+    def fail(update: object) -> None:
+        if isinstance(update, ToolCallStart):
+            raise RuntimeError("database is locked")
+
+    run = RoundTripRun(endpoint("openai-chat"), weather_request(), emit_now=fail)  # type: ignore[arg-type]
+    with pytest.raises(EmitError, match="database is locked"):
+        await run.run()

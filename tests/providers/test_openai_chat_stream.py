@@ -467,3 +467,29 @@ def test_crlf_framing_decodes_the_same() -> None:
 def test_every_byte_split_decodes_the_same() -> None:
     raw = (FIXTURES / "openai_text_then_call.sse").read_bytes()
     assert decode([bytes([byte]) for byte in raw]) == decode(raw)
+
+
+def test_a_text_chunk_with_anything_else_keeps_it_all() -> None:
+    # Nearly every chunk carries text alone and is read in a few lookups; one that carries more must lose none of it.
+    usage = {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    detail = {"type": "reasoning.text", "text": "hm", "index": 0}
+    call = {"index": 0, "id": "call_1", "function": {"name": "f", "arguments": "{}"}}
+    cases: list[tuple[SSEEvent, list[str]]] = [
+        (chunk({"role": "assistant", "content": "Hi"}), ["text"]),
+        (chunk({"content": "Hi"}, "stop"), ["text", "finish"]),
+        (chunk({"content": "Hi"}, usage=usage), ["text", "usage"]),
+        (chunk({"content": "Hi", "reasoning_content": "think"}), ["reasoning", "text"]),
+        (chunk({"content": "Hi", "tool_calls": [call]}), ["text", "tool_call_start", "tool_call_delta"]),
+        (chunk({"content": "Hi", "refusal": None}), ["text"]),
+        (chunk({"content": "Hi", "reasoning_details": [detail]}), ["text"]),
+    ]
+    for sse, expected in cases:
+        decoder = openai_chat.new_stream_decoder()
+        assert kinds(decoder.feed(sse)) == expected, sse.data
+    two = SSEEvent(json.dumps({"choices": [{"index": 1, "delta": {"content": "other"}}]}))
+    assert openai_chat.new_stream_decoder().feed(two) == []  # a second choice (n > 1) is not ours
+    decoder = openai_chat.new_stream_decoder()
+    decoder.feed(chunk({"content": "Hi", "reasoning_details": [detail]}))
+    kept = [e for e in decoder.close() if isinstance(e, ev.MessageFields)]
+    assert kept and kept[0].fields["reasoning_details"][0]["text"] == "hm"
+    assert feed([chunk({"content": ""}), chunk({"role": "assistant"}), chunk({"content": None})]) == []
