@@ -135,8 +135,10 @@ class RoundTripRun:
             raise EmitError(f"{type(exc).__name__}: {exc}") from exc
 
     def _emit_now(self, update: Update) -> None:
+        emit_now = self.emit_now
+        assert emit_now is not None, "called only when the caller gave one"
         try:
-            self.emit_now(update)  # type: ignore[misc]
+            emit_now(update)
         except Exception as exc:
             raise EmitError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -204,9 +206,7 @@ class RoundTripRun:
             return
         # Every step of a streamed event, in one call: nothing on this path waits.
         self._emit_now(wire)
-        for event in self.reader.feed(decoder.feed(sse)):
-            self.acc.add(event)
-            self._emit_now(event)
+        self._take_now(self.reader.feed(decoder.feed(sse)))
 
     async def _read_body(self, response: Any) -> None:
         raw = await response.read()
@@ -227,9 +227,18 @@ class RoundTripRun:
 
     async def _deliver_read(self, events: list[ev.Event]) -> None:
         """Events as the strategy reads them (reply text turned into calls), to the accumulator and the caller."""
+        if self.emit_now is not None:
+            self._take_now(events)
+            return
         for event in events:
             self.acc.add(event)
             await self._emit(event)
+
+    def _take_now(self, events: list[ev.Event]) -> None:
+        """``_deliver_read`` for a caller that takes them without a wait (``emit_now``)."""
+        for event in events:
+            self.acc.add(event)
+            self._emit_now(event)
 
     async def _fail(self, error: ProviderError) -> None:
         if self.acc.error is None:
