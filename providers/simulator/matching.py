@@ -24,7 +24,9 @@ _STOP = frozenset(
     there here then than also just only very more most much many two one three number numbers""".split()
 )
 _CONNECTORS = frozenset({"in", "at", "for", "to", "from", "near", "and", "or", "of", "between", "vs", "versus", ","})
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|,")
+# Sentence punctuation is a token of its own so that a name ends where its sentence does ("Paris? Then ..." names
+# Paris, not "Paris Then").
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|[,.?!;:]")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 

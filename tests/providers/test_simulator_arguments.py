@@ -150,3 +150,16 @@ def test_pattern_sampling() -> None:
 
 def test_no_parameters_gives_an_empty_object() -> None:
     assert generate_arguments(None, random.Random(0)) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("weather in Paris? Then tell me about Tokyo.", ("Paris", "Tokyo")),
+        ("flights to Lisbon. Then a hotel near Oslo!", ("Lisbon", "Oslo")),
+        ("meet in Buenos Aires; Book it", ("Buenos Aires",)),
+        ("weather in New York, and in Sao Paulo", ("New York", "Sao Paulo")),
+    ],
+)
+def test_a_place_ends_where_its_sentence_does(text: str, places: tuple[str, ...]) -> None:
+    assert extract_hints(text).places == places
