@@ -1,10 +1,14 @@
-"""Small presentation helpers: inline SVG icons (no icon font, no network)."""
+"""Small presentation helpers: inline SVG icons (no icon font, no network), and how long ago something happened."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django import template
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -46,3 +50,13 @@ def icon(name: str, size: int = 16, css_class: str = "icon") -> SafeString:
         size,
         mark_safe(paths),
     )
+
+
+@register.filter
+def since(moment: datetime | None) -> str:
+    """ "just now" for the last minute (timesince alone would say "0 minutes ago"), else "3 hours ago"."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"

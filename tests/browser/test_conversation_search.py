@@ -28,3 +28,30 @@ async def test_search_finds_a_tool_argument_value_as_you_type(signed_in: Page) -
     await page.get_by_test_id("search-input").fill("no-such-word-anywhere")
     await expect(rows).to_have_count(0)
     await expect(page.get_by_text("No conversation matches")).to_be_visible()
+
+
+async def test_the_filters_panel_opens_inside_the_window_with_its_fields_drawn(signed_in: Page) -> None:
+    page = signed_in
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    await page.goto("/conversations/")
+    toolbar = [page.get_by_test_id("search-input"), page.locator("summary", has_text="Filters")]
+    toolbar.append(page.get_by_test_id("import-link"))
+    middles = []
+    for control in toolbar:
+        box = await control.bounding_box()
+        assert box is not None
+        middles.append(box["y"] + box["height"] / 2)
+    assert max(middles) - min(middles) < 2, f"the toolbar's controls sit on one line: {middles}"
+
+    await page.locator("summary", has_text="Filters").click()
+    panel = page.locator(".conversation-filters")
+    await expect(panel).to_be_visible()
+    box = await panel.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280, f"the panel runs off: {box}"
+    errors = page.locator(".conversation-filters input[name=errors]")
+    check = await errors.bounding_box()
+    assert check is not None and check["width"] < 24, "a checkbox is drawn as a checkbox, not a text field"
+    since = await page.locator(".conversation-filters input[name=since]").bounding_box()
+    select = await page.get_by_test_id("filter-tool").bounding_box()
+    assert since is not None and select is not None
+    assert abs(since["height"] - select["height"]) < 2, "the date fields are drawn like the menus beside them"

@@ -254,3 +254,14 @@ def test_a_snippet_marks_the_words_not_the_search_operators(client: Client, alic
     html = listing(client, alice, team, q="refund -cancel")
     assert titles(html) == [str(kept.pk)], "-word leaves rows out on both engines"
     assert "<mark>refund</mark>" in html.lower() and "<mark>-cancel</mark>" not in html.lower()
+
+
+def test_the_list_says_when_each_conversation_changed_in_words(client: Client, alice: User, team: Team) -> None:
+    fresh = make(team, alice, "Fresh")
+    older = make(team, alice, "Older")
+    Conversation.objects.filter(pk=older.pk).update(updated_at=timezone.now() - timedelta(hours=3, minutes=5))
+    html = listing(client, alice, team)
+    assert titles(html) == [str(fresh.pk), str(older.pk)]
+    assert "just now" in html, "a conversation changed in the last minute is not '0 minutes ago'"
+    assert "0\xa0minutes ago" not in html and "0 minutes ago" not in html
+    assert "3\xa0hours, 5\xa0minutes ago" in html
