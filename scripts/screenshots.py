@@ -104,6 +104,8 @@ async def capture_compare(page: Page, url: str, theme: str, out: Path) -> None:
     for i in range(await columns.count()):
         await columns.nth(i).locator("[data-testid=run-status][data-status=done]").wait_for(timeout=60_000)
     await page.wait_for_selector("[data-testid=wire-diff] table")
+    # The summary is read again after each column ends: wait for the read that finds every run saved.
+    await page.wait_for_selector("#compare-results-body[data-busy='0']", timeout=30_000)
     await page.wait_for_timeout(800)
     await page.screenshot(path=out / f"compare-{theme}.png", full_page=True)
 

@@ -3,10 +3,11 @@ in, one manual answer serves every column, and repeats show their spread."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 pytestmark = pytest.mark.browser
 
@@ -150,3 +151,42 @@ async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side
     await expect(columns.nth(1).get_by_test_id("tool-call").first).to_contain_text("replay")
     await expect(page.get_by_test_id("compare-agreement")).to_have_attribute("data-agree", "1")
     await expect(page.get_by_test_id("wire-diff").locator("tr[data-state=right]").first).to_be_visible()
+
+
+async def test_a_summary_read_asked_for_during_another_supersedes_it(signed_in: Page) -> None:
+    """The summary is read again when a column ends: a read asked for while an earlier one is on its way (a column
+    ending during the periodic read) must not be lost, or the summary shows a column running after it ended."""
+    page = signed_in
+    await page.goto("/compare/")
+    await page.get_by_test_id("compare-column-setup").nth(2).get_by_role("button", name="Remove").click()
+    await run_all(page, '/call calculator {"expression": "6 * 7"}')
+    columns = page.get_by_test_id("compare-column")
+    for i in range(2):
+        await expect(columns.nth(i).get_by_test_id("run-status")).to_have_attribute("data-status", "done")
+    results = page.locator("#compare-results-body")
+    await expect(results).to_have_attribute("data-busy", "0", timeout=30_000)
+
+    # At the network edge: the first read is held, then answered with a summary from before the runs ended.
+    held: list[object] = []
+
+    async def hold_first(route: Route) -> None:
+        if held:
+            await route.continue_()
+            return
+        held.append(route)
+        response = await route.fetch()
+        stale = (await response.text()).replace('data-busy="0"', 'data-busy="1" data-stale="1"')
+        await asyncio.sleep(1.5)
+        await route.fulfill(response=response, body=stale)
+
+    await page.route("**/results/**", hold_first)
+    await page.evaluate("document.body.dispatchEvent(new CustomEvent('compare:changed'))")
+    for _ in range(100):  # the read goes out 300 ms after the event (its hx-trigger's delay)
+        if held:
+            break
+        await asyncio.sleep(0.05)
+    assert held, "the summary was not read again on compare:changed"
+    await page.evaluate("document.body.dispatchEvent(new CustomEvent('compare:changed'))")
+    await page.wait_for_timeout(2_500)  # the held read has been answered by now
+    await expect(page.locator("#compare-results-body[data-stale]")).to_have_count(0)
+    await expect(results).to_have_attribute("data-busy", "0")
