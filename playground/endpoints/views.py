@@ -26,6 +26,7 @@ from playground.endpoints.forms import KINDS, PRESETS, PRESETS_BY_KEY, EndpointF
 from playground.endpoints.models import Endpoint
 from playground.teams import access
 from playground.teams.models import Membership, Team
+from providers.formats import FORMATS
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -82,6 +83,7 @@ def _page_context(team: Team, membership: Membership | None, **extra: Any) -> di
         "allowed_base_urls": allowed,
         "any_base_url": "*" in allowed,
         "simulator_url": settings.CROSSWIRE_SIMULATOR_URL,
+        "simulator_formats": list(FORMATS),  # the simulator serves every wire format there is
         **extra,
     }
 

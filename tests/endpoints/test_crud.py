@@ -11,6 +11,7 @@ from django.urls import reverse
 from playground.demo.catalog import load_simulated_endpoints
 from playground.endpoints.models import Endpoint
 from playground.teams import access
+from providers.formats import FORMATS
 from tests.endpoints.support import HTMX, form_data, make_endpoint, signed_in
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ def test_list_shows_the_simulated_endpoints_and_the_teams_own(client: Client, al
     assert html.count('data-testid="endpoint-row"') == 6
     assert "Simulated OpenAI" in html and "Simulated Anthropic" in html and "Simulated Gemini" in html
     assert html.count("Simulator, no key needed") == 4
+    said = html.split('data-testid="simulator-formats"', 1)[1].split("</p>", 1)[0]
+    assert all(f'<span class="mono small">{name}</span>' in said for name in FORMATS), "the simulator speaks each"
     assert "Local Ollama" in html and "…abcd" in html and "no key" in html
     assert "http://localhost:11434/v1" in html and "OpenAI-compatible" in html and "openai-chat" in html
     assert "1 model" in html and 'default <span class="mono">llama3.2</span>' in html and "no default" in html
