@@ -153,7 +153,7 @@ async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side
     await expect(page.get_by_test_id("wire-diff").locator("tr[data-state=right]").first).to_be_visible()
 
 
-async def test_a_summary_read_asked_for_during_another_supersedes_it(signed_in: Page) -> None:
+async def test_a_summary_read_asked_for_during_another_still_goes_out(signed_in: Page) -> None:
     """The summary is read again when a column ends: a read asked for while an earlier one is on its way (a column
     ending during the periodic read) must not be lost, or the summary shows a column running after it ended."""
     page = signed_in
