@@ -96,6 +96,11 @@ def extract_hints(text: str) -> Hints:
     return Hints(text=text, numbers=numbers, places=_places(text))
 
 
+def _place_word(token: str) -> bool:
+    """A capitalised word of two letters or more: a lone capital is a unit or a variable ("20 C to F"), or "I"."""
+    return len(token) > 1 and token[0].isupper()
+
+
 def _places(text: str) -> tuple[str, ...]:
     """Capitalised names after "in", "and", "between"... plus well-known cities anywhere."""
     tokens = _TOKEN.findall(text)
@@ -103,7 +108,7 @@ def _places(text: str) -> tuple[str, ...]:
     i = 0
     while i < len(tokens):
         start = i
-        while i < len(tokens) and tokens[i][:1].isupper() and tokens[i] != "I":
+        while i < len(tokens) and _place_word(tokens[i]):
             i += 1
         if i > start:
             name = " ".join(tokens[start:i])

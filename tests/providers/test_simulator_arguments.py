@@ -163,3 +163,16 @@ def test_no_parameters_gives_an_empty_object() -> None:
 )
 def test_a_place_ends_where_its_sentence_does(text: str, places: tuple[str, ...]) -> None:
     assert extract_hints(text).places == places
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("What's the weather in Paris? Then convert 20 C to F.", ("Paris",)),
+        ("from X to Y", ()),
+        ("and I said: weather in Oslo", ("Oslo",)),
+        ("weather in NY and in Rome", ("NY", "Rome")),
+    ],
+)
+def test_a_lone_capital_letter_is_not_a_place(text: str, places: tuple[str, ...]) -> None:
+    assert extract_hints(text).places == places
