@@ -30,3 +30,39 @@ async def test_a_builtin_tool_loop_over_the_responses_api(signed_in: Page) -> No
     await expect(second).to_contain_text("function_call_output")
     await expect(page.get_by_test_id("tool-call").first).to_have_attribute("data-status", "done")
     await expect(page.get_by_test_id("message").last).to_contain_text("Paris")
+
+
+async def middle(page: Page, selector: str) -> tuple[float, float]:
+    """The vertical middle and the height of the first element ``selector`` finds."""
+    box = await page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not drawn"
+    return box["y"] + box["height"] / 2, box["height"]
+
+
+async def test_the_toolbar_and_the_raw_events_keep_their_lines_at_a_laptop_width(signed_in: Page) -> None:
+    """Five actions beside the status, and Responses' long event names, in a 1440-px window: a button never breaks
+    over two lines, the status keeps its line, and an event's data is not squeezed beside its name."""
+    page = signed_in
+    await page.set_viewport_size({"width": 1440, "height": 900})
+    await send(page, "Simulated OpenAI Responses", '/call get_weather {"city": "Paris"}')
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.reload()
+    await expect(page.get_by_test_id("replay-button")).to_be_visible()
+
+    buttons = [f"[data-testid={name}]" for name in ("review-link", "export-menu", "fork-menu", "replay-button")]
+    boxes = [await middle(page, selector) for selector in buttons]
+    assert max(y for y, _ in boxes) - min(y for y, _ in boxes) < 2, f"the actions share one line: {boxes}"
+    assert max(h for _, h in boxes) - min(h for _, h in boxes) < 2, f"no action breaks over two lines: {boxes}"
+    label, message = await middle(page, ".run-status .run-label"), await middle(page, ".run-status .run-message")
+    assert abs(label[0] - message[0]) < 2 and message[1] < 24, f"the status keeps one line: {label} {message}"
+
+    line = page.locator("#rt-0 [data-testid=wire-event]", has_text="response.function_call_arguments.delta").first
+    await line.scroll_into_view_if_needed()
+    whole, name, data = (
+        await line.bounding_box(),
+        await line.locator(".ev").bounding_box(),
+        await line.locator("code").bounding_box(),
+    )
+    assert whole is not None and name is not None and data is not None
+    assert name["x"] + name["width"] <= whole["x"] + whole["width"] + 1, "the event's name stays inside its line"
+    assert data["width"] > 0.6 * whole["width"], f"the event's data has room of its own: {data} in {whole}"
