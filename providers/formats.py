@@ -51,6 +51,10 @@ class WireFormat(Protocol):
 
     def decode_error(self, status: int, body: bytes, headers: Mapping[str, str]) -> ProviderError: ...
 
+    def event_label(self, event: str | None, data: str) -> str:
+        """A few words on what a raw stream event brings, for the wire pane; "" when its name says it."""
+        ...
+
 
 def get_format(name: str) -> WireFormat:
     try:

@@ -33,11 +33,12 @@ def round_trip_part(
             raise Http404("No such round trip.")
         return render(request, "chat/_round_trip.html", {"rt": view})
     if part == "events":
-        row = conversation.round_trips.filter(position=position).only("position", "wire_events").first()
+        row = conversation.round_trips.filter(position=position).only("position", "format", "wire_events").first()
         if row is None:
             raise Http404("No such round trip.")
         add_batched([row])
-        return render(request, "chat/_wire_events.html", {"position": row.position, "events": row.wire_events})
+        context = {"position": row.position, "events": row.wire_events, "format": row.format}
+        return render(request, "chat/_wire_events.html", context)
     return _snippet(conversation, position, part)
 
 

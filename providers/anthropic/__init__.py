@@ -49,6 +49,7 @@ from providers.anthropic.response import decode_response, encode_response, respo
 from providers.anthropic.stream import AnthropicStreamDecoder, AnthropicStreamState, new_stream_decoder
 from providers.anthropic.stream_encode import encode_stream
 from providers.anthropic.tools import encode_tools, import_tools
+from providers.named_events import event_label
 
 __all__ = [
     "NAME",
@@ -61,6 +62,7 @@ __all__ = [
     "encode_response",
     "encode_stream",
     "encode_tools",
+    "event_label",
     "import_request",
     "import_tools",
     "new_stream_decoder",

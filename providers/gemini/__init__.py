@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from providers.gemini.errors import decode_error, encode_error
 from providers.gemini.importer import import_request
+from providers.gemini.labels import event_label
 from providers.gemini.request import encode_request
 from providers.gemini.response import decode_response, encode_response, response_events
 from providers.gemini.stream_decode import GeminiStreamDecoder, GeminiStreamState, new_stream_decoder
@@ -64,6 +65,7 @@ __all__ = [
     "encode_response",
     "encode_stream",
     "encode_tools",
+    "event_label",
     "import_request",
     "import_tools",
     "new_stream_decoder",

@@ -11,6 +11,7 @@ tool messages, since OpenAI takes images in user messages only), ``response`` (w
 from __future__ import annotations
 
 from providers.openai_chat.errors import decode_error
+from providers.openai_chat.labels import event_label
 from providers.openai_chat.request import encode_request, import_request
 from providers.openai_chat.response import decode_response, encode_response, response_events
 from providers.openai_chat.stream_decode import OpenAIChatStreamDecoder, OpenAIChatStreamState, new_stream_decoder
@@ -26,6 +27,7 @@ __all__ = [
     "encode_request",
     "encode_response",
     "encode_stream",
+    "event_label",
     "import_request",
     "new_stream_decoder",
     "response_events",

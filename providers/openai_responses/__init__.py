@@ -38,6 +38,7 @@ text or calls; they are kept whole and resent.
 
 from __future__ import annotations
 
+from providers.named_events import event_label
 from providers.openai_responses.errors import decode_error, encode_error
 from providers.openai_responses.importer import import_request
 from providers.openai_responses.request import encode_request
@@ -62,6 +63,7 @@ __all__ = [
     "encode_response",
     "encode_stream",
     "encode_tools",
+    "event_label",
     "import_request",
     "import_tools",
     "new_stream_decoder",

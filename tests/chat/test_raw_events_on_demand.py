@@ -99,3 +99,21 @@ def test_a_round_trip_still_streaming_leaves_its_events_to_the_run(client: Clien
     html = client.get(reverse("chat", args=[conversation.pk])).content.decode()
     assert MARK not in html and html.count('data-testid="wire-event"') == 1
     assert one_round_trip(conversation, 1, PaneLinks(conversation.pk))["row"].wire_events == []
+
+
+def test_unnamed_events_are_labelled_by_what_they_bring_inline_and_on_demand(
+    client: Client, team: Team, alice: User
+) -> None:
+    conversation = saved_chat(team, alice)
+    call = '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"ci"}}]}}]}'
+    events = [{"t_ms": 1.0, "event": None, "data": call}, {"t_ms": 2.0, "event": None, "data": "[DONE]"}]
+    RoundTrip.objects.create(conversation=conversation, position=1, format="openai-chat", wire_events=events)
+    named = [{"t_ms": 1.0, "event": "message_stop", "data": '{"type":"message_stop"}'}]
+    RoundTrip.objects.create(conversation=conversation, position=2, format="anthropic", wire_events=named)
+    client.force_login(alice)
+    html = client.get(reverse("chat", args=[conversation.pk])).content.decode()
+    labels = re.findall(r'data-testid="wire-event-label"[^>]*>([^<]*)<', html)
+    assert labels == ["tool_calls[0].arguments", "[DONE]"], "the first round trip's chunk brings nothing: no label"
+    assert '<span class="ev">message_stop</span>' in html, "a named event shows its own name"
+    on_demand = client.get(reverse("chat-wire-events", args=[conversation.pk, 1])).content.decode()
+    assert re.findall(r'data-testid="wire-event-label"[^>]*>([^<]*)<', on_demand) == labels

@@ -1,0 +1,57 @@
+"""What each raw stream event adds, in a few words, for the wire pane.
+
+Gemini's chunks carry no SSE event name; each is a whole ``GenerateContentResponse`` whose parts say what it brings.
+The pane shows this label in the name's place: ``text``, ``thought``, ``functionCall get_weather``,
+``finishReason: STOP``. ``usageMetadata`` comes with every chunk, so it is named only on a chunk that brings nothing
+else. A chunk that is not JSON gets no label, and its data speaks for itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from providers.jsontext import loads
+
+
+def event_label(event: str | None, data: str) -> str:
+    if event is not None:
+        return ""
+    try:
+        chunk = loads(data)
+    except ValueError:
+        return ""
+    if not isinstance(chunk, dict):
+        return ""
+    if "error" in chunk:
+        return "error"
+    parts = [part for candidate in _list(chunk.get("candidates")) for part in _candidate_parts(candidate)]
+    feedback = chunk.get("promptFeedback")
+    if isinstance(feedback, dict) and feedback.get("blockReason"):
+        parts.append(f"blockReason: {feedback['blockReason']}")
+    if not parts and chunk.get("usageMetadata"):
+        parts.append("usageMetadata")
+    return " · ".join(dict.fromkeys(parts))  # each once, in the order the chunk has them
+
+
+def _candidate_parts(candidate: Any) -> list[str]:
+    if not isinstance(candidate, dict):
+        return []
+    content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
+    found = [_part(part) for part in _list(content.get("parts")) if isinstance(part, dict)]
+    parts = [part for part in found if part]
+    if candidate.get("finishReason"):
+        parts.append(f"finishReason: {candidate['finishReason']}")
+    return parts
+
+
+def _part(part: dict[str, Any]) -> str:
+    call = part.get("functionCall")
+    if isinstance(call, dict):
+        return f"functionCall {call.get('name', '')}".rstrip()
+    if part.get("thought"):
+        return "thought"
+    return "text" if part.get("text") else ""
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
