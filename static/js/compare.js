@@ -172,6 +172,11 @@
     this.waiting = {};
     this.page.waitingChanged();
     this.refresh(function () { self.live.textContent = ""; self.rts = {}; self.cards = {}; });
+    // A card's "differs" mark weighs every column's calls: a column that ended before this one drew its marks
+    // without this one's calls, so it is drawn again too (a running column is drawn again at its own end).
+    this.page.columns.forEach(function (other) {
+      if (other !== self && other.section.dataset.running !== "1") other.refresh();
+    });
     this.page.changed();
   };
   Column.prototype.onRoundTripStart = function (frame) {

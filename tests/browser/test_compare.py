@@ -190,3 +190,26 @@ async def test_a_summary_read_asked_for_during_another_still_goes_out(signed_in:
     await page.wait_for_timeout(2_500)  # the held read has been answered by now
     await expect(page.locator("#compare-results-body[data-stale]")).to_have_count(0)
     await expect(results).to_have_attribute("data-busy", "0")
+
+
+async def test_a_column_that_ended_first_is_redrawn_when_the_others_end(signed_in: Page) -> None:
+    """Whether a call differs weighs every column's calls: the column that ends first draws its cards while the
+    other has none yet, so it must be drawn again when the other ends, or it keeps a "differs" no longer true."""
+    page = signed_in
+    await page.goto("/compare/")
+    setups = page.get_by_test_id("compare-column-setup")
+    await setups.nth(2).get_by_role("button", name="Remove").click()
+    await setups.nth(0).get_by_test_id("compare-endpoint-select").select_option(label="Simulated OpenAI")
+    await setups.nth(0).get_by_test_id("compare-model-input").fill("sim-1")
+    await setups.nth(1).get_by_test_id("compare-endpoint-select").select_option(label="Simulated Gemini")
+    await setups.nth(1).get_by_test_id("compare-model-input").fill("sim-slow")  # its first byte comes 5 s late
+    await run_all(page, '/call get_weather {"city": "Paris"}')
+    columns = page.get_by_test_id("compare-column")
+    await expect(columns.nth(0).get_by_test_id("run-status")).to_have_attribute("data-status", "done")
+    # Ended while the slow column had a round trip and no call: at that moment they did differ.
+    await expect(columns.nth(0).get_by_test_id("call-differs")).to_have_count(1)
+    await expect(columns.nth(1).get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=30_000)
+    await expect(page.get_by_test_id("compare-agreement")).to_have_attribute("data-agree", "1")
+    for i in range(2):
+        await expect(columns.nth(i).get_by_test_id("tool-call")).to_have_count(1)
+        await expect(columns.nth(i).get_by_test_id("call-differs")).to_have_count(0)
