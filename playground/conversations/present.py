@@ -28,13 +28,14 @@ class CallView:
     source: str = ""
     attempt: int = 1
     truncated: bool = False  # its round trip hit max_tokens: the call is cut off and was never run
+    cut: bool = False  # its message broke off (a cut stream, an error, a stop): never run
     strategy: str = ""  # the tool-calling strategy of its round trip when not native (the assistant message's meta)
     meta: dict[str, Any] = field(default_factory=dict)  # its result's, as saved (an MCP call's JSON-RPC traffic)
 
     @property
     def status(self) -> str:
         if self.result is None:
-            return "truncated" if self.truncated else "pending"
+            return "truncated" if self.truncated else "incomplete" if self.cut else "pending"
         if self.source == "denied":
             return "denied"
         return "error" if self.is_error else "done"
@@ -96,6 +97,7 @@ def transcript(
                 raw["id"], raw["function"]["name"], arguments, _pretty(arguments), [str(p) for p in check.problems]
             )
             call.truncated = bool(rt and rt.finish_reason == "length")
+            call.cut = not message.complete
             call.strategy = str((message.meta or {}).get("strategy", ""))
             calls[call.id] = call
             view.calls.append(call)

@@ -124,7 +124,8 @@ def check_arguments(schema: dict[str, Any] | None, arguments: str) -> ArgumentCh
     try:
         value = json.loads(arguments) if arguments.strip() else {}
     except json.JSONDecodeError as exc:
-        return ArgumentCheck(False, None, [Problem("", f"Arguments are not valid JSON: {exc.msg} at {exc.pos}.")])
+        where = f"line {exc.lineno}, column {exc.colno}"  # as the schema editor says it (providers.jsonsafe)
+        return ArgumentCheck(False, None, [Problem("", f"Arguments are not valid JSON: {exc.msg} ({where}).")])
     except (RecursionError, ValueError):  # nested past the recursion limit, or an integer past the digit limit
         return ArgumentCheck(False, None, [Problem("", "Arguments are JSON too deep or too long to read.")])
     if not isinstance(value, dict):

@@ -228,11 +228,13 @@ async def test_cut_stream_keeps_the_partial_message(
     frames = await frames_until(chat, "run.end")
     assert frames[-1]["status"] == "error"
     assert of_type(frames, "rt.end")[0]["error"]["type"] == "connection"
-    messages, round_trips, _ = await saved(conversation)
+    messages, round_trips, fresh = await saved(conversation)
     assert round_trips[0].complete is False
     [partial] = [m for m in messages if m.role == "assistant"]
     assert partial.complete is False
     assert partial.data["tool_calls"][0]["function"]["name"] == "get_weather"
+    views = transcript(fresh, messages, {rt.pk: rt for rt in round_trips})
+    assert [c.status for v in views for c in v.calls] == ["incomplete"], "the card says it was never run, not pending"
     await chat.disconnect()
 
 

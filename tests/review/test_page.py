@@ -114,3 +114,24 @@ def test_the_composer_comes_on_demand_for_a_message_a_call_or_a_reply(
     assert client.get(url, {"anchor": "call:nope"}).status_code == 404
     assert client.get(url, {"parent": "123456"}).status_code == 404
     assert client.get(url, {"parent": "²"}).status_code == 200  # not a number of ours: a first comment
+
+
+def test_a_call_whose_message_broke_off_says_it_never_ran(
+    reviewed: Conversation, carol: User, client_for: Callable[[User | None], Client]
+) -> None:
+    from playground.conversations.models import Message
+
+    cut = {"id": "call_cut", "type": "function", "function": {"name": "get_weather", "arguments": '{"ci'}}
+    Message.objects.create(
+        conversation=reviewed,
+        position=5,
+        role="assistant",
+        complete=False,
+        data={"role": "assistant", "content": None, "tool_calls": [cut]},
+    )
+    html = page(client_for(carol), reviewed)
+    card = html[html.index('data-call-id="call_cut"') :]
+    assert '<span class="badge badge-incomplete">incomplete</span>' in card[:600]
+    assert "Its message broke off before it ended: never run." in card
+    opened = html[html.index(f'data-call-id="{CALLS["open"]}"') :]
+    assert "No result was given." in opened[: opened.index('data-call-id="call_cut"')], "a whole call: as before"

@@ -67,7 +67,9 @@ def test_arguments_checked_against_schema_with_paths() -> None:
 def test_arguments_that_are_not_json_are_reported_not_raised() -> None:
     check = check_arguments({"type": "object"}, '{"city": "Par')
     assert not check.ok and check.value is None
-    assert check.summary().startswith("Arguments are not valid JSON")
+    assert check.summary() == "Arguments are not valid JSON: Unterminated string starting at (line 1, column 10)."
+    check = check_arguments({"type": "object"}, '{"city": "Paris",\n "days": }')
+    assert check.summary() == "Arguments are not valid JSON: Expecting value (line 2, column 10)."
 
 
 def test_empty_arguments_are_an_empty_object() -> None:
