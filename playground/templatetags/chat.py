@@ -17,11 +17,12 @@ def json_pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-@register.simple_tag
-def event_label(format_name: str, event: dict[str, Any]) -> str:
-    """What a raw event brings, for a format whose events have no name (see each codec's ``event_label``)."""
+@register.filter
+def labelled(events: list[dict[str, Any]], format_name: str) -> list[tuple[dict[str, Any], str]]:
+    """Each raw event with what it brings when it has no name (see each codec's ``event_label``), labelled in one
+    pass: a tag per event would cost the page about twice as much again as the label itself."""
     try:
-        codec = get_format(format_name)
+        label = get_format(format_name).event_label
     except ValueError:  # a round trip saved under a format this version no longer has
-        return ""
-    return codec.event_label(event.get("event"), str(event.get("data", "")))
+        return [(event, "") for event in events]
+    return [(event, "" if event.get("event") else label(None, str(event.get("data", "")))) for event in events]

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.jsontext import loads
+import orjson
 
 
 def event_label(event: str | None, data: str) -> str:
     if event is not None:
         return ""
     try:
-        chunk = loads(data)
-    except ValueError:
+        chunk = orjson.loads(data)  # a label only: what orjson refuses (NaN, a lone surrogate) gets none
+    except orjson.JSONDecodeError:
         return ""
     if not isinstance(chunk, dict):
         return ""

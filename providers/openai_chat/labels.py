@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.jsontext import loads
+import orjson
+
 from providers.openai_chat.wire import REASONING_KEYS
 
 DONE = "[DONE]"
@@ -22,8 +23,8 @@ def event_label(event: str | None, data: str) -> str:
     if data.strip() == DONE:
         return DONE
     try:
-        chunk = loads(data)
-    except ValueError:
+        chunk = orjson.loads(data)  # a label only: what orjson refuses (NaN, a lone surrogate) gets none
+    except orjson.JSONDecodeError:
         return ""
     if not isinstance(chunk, dict):
         return ""
