@@ -29,4 +29,5 @@ OTHER_SHORTCUTS = (
     ("?", "Show this help"),
     ("t", "Switch between light and dark theme"),
     ("Esc", "Close dialogs"),
+    ("Ctrl/⌘ Enter", "Send what you are typing: a chat message, a comparison's message, a tool's answer, a comment"),
 )

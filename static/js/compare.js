@@ -52,6 +52,10 @@
       fieldset.querySelector(".compare-remove").addEventListener("click", function () { fieldset.remove(); renumber(); });
       fillModels(fieldset, false);
     }
+    // Ctrl/Cmd+Enter in the message runs every column, as it sends in the chat's composer.
+    form.querySelector("[data-testid=compare-composer]").addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); form.requestSubmit(); }
+    });
     var next = columns().length;
     columns().forEach(wire);
     addButton.addEventListener("click", function () {

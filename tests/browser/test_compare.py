@@ -213,3 +213,15 @@ async def test_a_column_that_ended_first_is_redrawn_when_the_others_end(signed_i
     for i in range(2):
         await expect(columns.nth(i).get_by_test_id("tool-call")).to_have_count(1)
         await expect(columns.nth(i).get_by_test_id("call-differs")).to_have_count(0)
+
+
+async def test_ctrl_enter_in_the_message_runs_every_column(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/compare/")
+    await page.get_by_test_id("compare-composer").fill('/call calculator {"expression": "2 + 2"}')
+    await page.get_by_test_id("compare-composer").press("Control+Enter")
+    await page.wait_for_url("**/compare/*/")
+    await expect(page.get_by_test_id("compare-column")).to_have_count(3)
+    for i in range(3):
+        status = page.get_by_test_id("compare-column").nth(i).get_by_test_id("run-status")
+        await expect(status).to_have_attribute("data-status", "done", timeout=30_000)

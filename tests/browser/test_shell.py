@@ -54,6 +54,7 @@ async def test_question_mark_opens_the_shortcut_help(signed_in: Page) -> None:
     await expect(dialog).to_be_visible()
     await expect(dialog.get_by_role("heading", name="Keyboard shortcuts")).to_be_visible()
     await expect(dialog).to_contain_text("Conversations")
+    await expect(dialog).to_contain_text("Ctrl/⌘ Enter")  # the key every composer sends with
     await page.keyboard.press("Escape")
     await expect(dialog).to_be_hidden()
     await page.get_by_role("button", name="Keyboard shortcuts").click()
