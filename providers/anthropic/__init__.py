@@ -49,7 +49,7 @@ from providers.anthropic.response import decode_response, encode_response, respo
 from providers.anthropic.stream import AnthropicStreamDecoder, AnthropicStreamState, new_stream_decoder
 from providers.anthropic.stream_encode import encode_stream
 from providers.anthropic.tools import encode_tools, import_tools
-from providers.named_events import event_label
+from providers.event_labels import event_label
 
 __all__ = [
     "NAME",

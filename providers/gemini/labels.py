@@ -10,34 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
+from providers.event_labels import as_list, joined, unnamed_chunk
 
 
 def event_label(event: str | None, data: str) -> str:
-    if event is not None:
+    chunk = unnamed_chunk(event, data)
+    if chunk is None:
         return ""
-    try:
-        chunk = orjson.loads(data)  # a label only: what orjson refuses (NaN, a lone surrogate) gets none
-    except orjson.JSONDecodeError:
-        return ""
-    if not isinstance(chunk, dict):
-        return ""
-    if "error" in chunk:
+    if chunk.get("error"):
         return "error"
-    parts = [part for candidate in _list(chunk.get("candidates")) for part in _candidate_parts(candidate)]
+    parts = [part for candidate in as_list(chunk.get("candidates")) for part in _candidate_parts(candidate)]
     feedback = chunk.get("promptFeedback")
     if isinstance(feedback, dict) and feedback.get("blockReason"):
         parts.append(f"blockReason: {feedback['blockReason']}")
     if not parts and chunk.get("usageMetadata"):
         parts.append("usageMetadata")
-    return " · ".join(dict.fromkeys(parts))  # each once, in the order the chunk has them
+    return joined(parts)
 
 
 def _candidate_parts(candidate: Any) -> list[str]:
     if not isinstance(candidate, dict):
         return []
     content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
-    found = [_part(part) for part in _list(content.get("parts")) if isinstance(part, dict)]
+    found = [_part(part) for part in as_list(content.get("parts")) if isinstance(part, dict)]
     parts = [part for part in found if part]
     if candidate.get("finishReason"):
         parts.append(f"finishReason: {candidate['finishReason']}")
@@ -51,7 +46,3 @@ def _part(part: dict[str, Any]) -> str:
     if part.get("thought"):
         return "thought"
     return "text" if part.get("text") else ""
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -10,37 +10,31 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from providers.event_labels import as_list, joined, unnamed_chunk
 from providers.openai_chat.wire import REASONING_KEYS
 
 DONE = "[DONE]"
 
 
 def event_label(event: str | None, data: str) -> str:
-    if event is not None:
-        return ""  # a named event (an error sent with an event line) names itself
-    if data.strip() == DONE:
+    if event is None and data.strip() == DONE:
         return DONE
-    try:
-        chunk = orjson.loads(data)  # a label only: what orjson refuses (NaN, a lone surrogate) gets none
-    except orjson.JSONDecodeError:
-        return ""
-    if not isinstance(chunk, dict):
-        return ""
-    if "error" in chunk:
+    chunk = unnamed_chunk(event, data)
+    if chunk is None:
+        return ""  # a named event (an error sent with an event line) names itself
+    if chunk.get("error"):
         return "error"
-    parts = [part for choice in _list(chunk.get("choices")) for part in _choice_parts(choice)]
+    parts = [part for choice in as_list(chunk.get("choices")) for part in _choice_parts(choice)]
     if chunk.get("usage"):
         parts.append("usage")
-    return " · ".join(dict.fromkeys(parts))  # each once, in the order the chunk has them
+    return joined(parts)
 
 
 def _choice_parts(choice: Any) -> list[str]:
     if not isinstance(choice, dict):
         return []
     delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-    parts = [_call_part(call) for call in _list(delta.get("tool_calls")) if isinstance(call, dict)]
+    parts = [_call_part(call) for call in as_list(delta.get("tool_calls")) if isinstance(call, dict)]
     if any(delta.get(key) for key in REASONING_KEYS):
         parts.append("reasoning")
     parts += [key for key in ("content", "refusal") if delta.get(key)]
@@ -55,7 +49,3 @@ def _call_part(call: dict[str, Any]) -> str:
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     field = "name" if function.get("name") else "arguments"
     return f"tool_calls[{call.get('index', 0)}].{field}"
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -38,7 +38,7 @@ text or calls; they are kept whole and resent.
 
 from __future__ import annotations
 
-from providers.named_events import event_label
+from providers.event_labels import event_label
 from providers.openai_responses.errors import decode_error, encode_error
 from providers.openai_responses.importer import import_request
 from providers.openai_responses.request import encode_request

@@ -63,6 +63,7 @@ def test_a_named_event_needs_no_label(format_name: str) -> None:
         ('{"choices":[{"index":0,"delta":{"refusal":"No."}}]}', "refusal"),
         ('{"choices":[],"usage":{"prompt_tokens":3}}', "usage"),
         ('{"error":{"message":"overloaded"}}', "error"),
+        ('{"choices":[{"index":0,"delta":{"content":"a"}}],"error":null}', "content"),
         (
             '{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"},"finish_reason":"stop"}]}',
             "content · finish_reason: stop",
