@@ -42,7 +42,7 @@ def _candidate_parts(candidate: Any) -> list[str]:
 def _part(part: dict[str, Any]) -> str:
     call = part.get("functionCall")
     if isinstance(call, dict):
-        return f"functionCall {call.get('name', '')}".rstrip()
+        return f"functionCall {call.get('name') or ''}".rstrip()
     if part.get("thought"):
         return "thought"
     return "text" if part.get("text") else ""

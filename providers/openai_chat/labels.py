@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from providers.event_labels import as_list, joined, unnamed_chunk
-from providers.openai_chat.wire import REASONING_KEYS
-
-DONE = "[DONE]"
+from providers.openai_chat.wire import DONE, REASONING_KEYS
 
 
 def event_label(event: str | None, data: str) -> str:
@@ -46,6 +44,8 @@ def _choice_parts(choice: Any) -> list[str]:
 
 
 def _call_part(call: dict[str, Any]) -> str:
+    """Its name starts a call, then fragments of its arguments follow; some servers (Ollama, Mistral) send a call
+    whole in one chunk."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    field = "name" if function.get("name") else "arguments"
-    return f"tool_calls[{call.get('index', 0)}].{field}"
+    field = ("name + arguments" if function.get("arguments") else "name") if function.get("name") else "arguments"
+    return f"tool_calls[{call.get('index') or 0}].{field}"

@@ -35,7 +35,7 @@ from providers import events as ev
 from providers import jsontext
 from providers.errors import ProviderError
 from providers.openai_chat.errors import stream_error
-from providers.openai_chat.wire import REASONING_KEYS, call_fields, decode_usage, map_finish, synthetic_id
+from providers.openai_chat.wire import DONE, REASONING_KEYS, call_fields, decode_usage, map_finish, synthetic_id
 from providers.sse import SSEEvent
 
 _TEXT_PARTS = ("text", "summary", "data")  # string fields of a reasoning_details entry that arrive in pieces
@@ -79,7 +79,7 @@ class OpenAIChatStreamDecoder:
         data = event.data.strip()
         if self.state.ended or not data:
             return []
-        if data == "[DONE]":
+        if data == DONE:
             return self._done()
         try:
             chunk = jsontext.loads(data)

@@ -22,7 +22,7 @@ from typing import Any
 
 from providers.openai_chat.errors import error_body
 from providers.openai_chat.response import same_format_fields, wire_call
-from providers.openai_chat.wire import REASONING_KEYS, encode_usage, wire_finish
+from providers.openai_chat.wire import DONE, REASONING_KEYS, encode_usage, wire_finish
 from providers.sse import SSEEvent
 from providers.streaming import StreamResult
 from providers.types import Message, ToolCall
@@ -106,7 +106,7 @@ def _ending(chunks: _Chunks, result: StreamResult) -> list[SSEEvent]:
     events = [chunks.delta({}, wire_finish(result.finish_reason, result.raw_finish_reason))]
     if chunks.include_usage:
         events.append(chunks.event({"choices": [], "usage": encode_usage(result.usage)}))
-    events.append(SSEEvent("[DONE]"))
+    events.append(SSEEvent(DONE))
     return events
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from providers.types import Usage
 
 NAME = "openai-chat"
+DONE = "[DONE]"  # the stream's last event
 
 # Compat servers put reasoning text under one of these keys (DeepSeek, llama.cpp, xAI, Z.ai: reasoning_content;
 # OpenRouter, Groq, newer vLLM: reasoning). The one the server used is the one it expects back.

@@ -389,9 +389,7 @@
       event.preventDefault();
       send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: isError.checked });
     });
-    input.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
-    });
+    window.CrosswireDom.submitOnCtrlEnter(input, form);
     setTimeout(function () { input.focus(); }, 0);
     return form;
   }

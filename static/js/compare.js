@@ -5,6 +5,7 @@
   "use strict";
 
   var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
+  var submitOnCtrlEnter = window.CrosswireDom.submitOnCtrlEnter;
   // JSON-equal arguments compare equal whatever their key order or spacing.
   function canonical(text) {
     function sort(value) {
@@ -53,9 +54,7 @@
       fillModels(fieldset, false);
     }
     // Ctrl/Cmd+Enter in the message runs every column, as it sends in the chat's composer.
-    form.querySelector("[data-testid=compare-composer]").addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); form.requestSubmit(); }
-    });
+    submitOnCtrlEnter(form.querySelector("[data-testid=compare-composer]"), form);
     var next = columns().length;
     columns().forEach(wire);
     addButton.addEventListener("click", function () {
@@ -296,6 +295,7 @@
         event.preventDefault();
         self.send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: false });
       });
+      submitOnCtrlEnter(input, form);
     } else {
       var approve = testid(form.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
       approve.type = "submit";
@@ -361,6 +361,7 @@
       var button = testid(form.appendChild(el("button", "button button-primary button-small", "Answer all " + group.waits.length)),
         "compare-answer-all-send");
       button.type = "submit";
+      submitOnCtrlEnter(input, form);
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         group.waits.forEach(function (wait) {

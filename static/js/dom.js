@@ -9,6 +9,14 @@
     return node;
   }
   function testid(node, id) { node.setAttribute("data-testid", id); return node; }
+  // Ctrl/Cmd+Enter in a text box sends its form, as everywhere one is typed in; a held key sends it once.
+  function submitOnCtrlEnter(input, form) {
+    input.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      if (!event.repeat) form.requestSubmit();
+    });
+  }
   // Arguments pretty-printed once they parse; partial or invalid JSON is shown as it came.
   function pretty(text) {
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
@@ -40,5 +48,5 @@
       run();
     };
   }
-  window.CrosswireDom = { el: el, testid: testid, pretty: pretty, refresher: refresher };
+  window.CrosswireDom = { el: el, testid: testid, pretty: pretty, refresher: refresher, submitOnCtrlEnter: submitOnCtrlEnter };
 })();

@@ -56,6 +56,13 @@ async def test_the_toolbar_and_the_raw_events_keep_their_lines_at_a_laptop_width
     label, message = await middle(page, ".run-status .run-label"), await middle(page, ".run-status .run-message")
     assert abs(label[0] - message[0]) < 2 and message[1] < 24, f"the status keeps one line: {label} {message}"
 
+    await page.get_by_test_id("replay-button").click()
+    form, text = page.get_by_test_id("replay-form"), page.get_by_test_id("replay-form").locator("p")
+    panel, words = await form.bounding_box(), await text.bounding_box()
+    assert panel is not None and words is not None
+    assert words["x"] + words["width"] <= panel["x"] + panel["width"] + 1, "a menu's text wraps inside its panel"
+    await page.get_by_test_id("replay-button").click()
+
     line = page.locator("#rt-0 [data-testid=wire-event]", has_text="response.function_call_arguments.delta").first
     await line.scroll_into_view_if_needed()
     whole, name, data = (

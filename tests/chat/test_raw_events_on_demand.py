@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from playground.conversations.models import RoundTrip, WireEventBatch
 from playground.conversations.panes import INLINE_EVENTS, PaneLinks, one_round_trip, page_round_trips
+from playground.templatetags.chat import labelled
 from tests.chat.test_chat_views import saved_chat
 from tests.conversations.builders import as_streamed
 
@@ -117,3 +118,11 @@ def test_unnamed_events_are_labelled_by_what_they_bring_inline_and_on_demand(
     assert '<span class="ev">message_stop</span>' in html, "a named event shows its own name"
     on_demand = client.get(reverse("chat-wire-events", args=[conversation.pk, 1])).content.decode()
     assert re.findall(r'data-testid="wire-event-label"[^>]*>([^<]*)<', on_demand) == labels
+
+
+def test_events_of_a_format_this_version_lacks_are_drawn_without_labels() -> None:
+    content = {"t_ms": 1.0, "event": None, "data": '{"choices":[{"index":0,"delta":{"content":"Hi"}}]}'}
+    named = {"t_ms": 2.0, "event": "message_stop", "data": "{}"}
+    assert labelled([content, named], "openai-chat") == [(content, "content"), (named, "")]
+    for unknown in ("a-format-since-removed", None):
+        assert labelled([content, named], unknown) == [(content, ""), (named, "")]  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from providers.formats import FORMATS, get_format
+from providers.simulator.openai_profiles import profile_for, reshape_events
 from providers.streaming import StreamResult
 
 
@@ -68,6 +69,14 @@ def test_a_named_event_needs_no_label(format_name: str) -> None:
             '{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"},"finish_reason":"stop"}]}',
             "content · finish_reason: stop",
         ),
+        (
+            '{"choices":[{"index":null,"delta":{"tool_calls":[{"index":null,"function":{"arguments":"{}"}}]}}]}',
+            "tool_calls[0].arguments",
+        ),
+        (
+            '{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c9","function":{"name":"f","arguments":"{}"}}]}}]}',
+            "tool_calls[0].name + arguments",
+        ),
         ("not json", ""),
         ("[1, 2]", ""),
         ('{"choices":"odd","usage":null}', ""),
@@ -84,6 +93,7 @@ def test_an_openai_chat_chunk_label(data: str, label: str) -> None:
         ('{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":4}}', "blockReason: SAFETY"),
         ('{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}', "finishReason: STOP"),
         ('{"usageMetadata":{"promptTokenCount":4}}', "usageMetadata"),
+        ('{"candidates":[{"content":{"parts":[{"functionCall":{"name":null,"args":{}}}]}}]}', "functionCall"),
         ('{"error":{"code":429}}', "error"),
         ("{", ""),
     ],
@@ -96,3 +106,12 @@ def test_an_event_with_a_name_is_never_relabelled() -> None:
     """An OpenAI-compatible server may send an error with an ``event:`` line: its name is what the pane shows."""
     for format_name in FORMATS:
         assert get_format(format_name).event_label("error", '{"error":{"message":"x"}}') == ""
+
+
+@pytest.mark.parametrize("model", ["sim-ollama", "sim-mistral"])
+def test_a_call_sent_whole_in_one_chunk_is_named_so(model: str) -> None:
+    """The simulator's profiles of servers that send each call whole: the label says the chunk holds all of it."""
+    plain = get_format("openai-chat").encode_stream(_result(), model=model, response_id="r1", fragment_size=6)
+    events = reshape_events(plain, profile_for(model))
+    labels = [get_format("openai-chat").event_label(event.event, event.data) for event in events]
+    assert any("tool_calls[0].name + arguments" in label for label in labels), labels
