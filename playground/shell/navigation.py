@@ -24,10 +24,11 @@ SECTIONS = (
     Section("team", "Team", "team", "users", "m"),
 )
 
-# Shortcuts that are not navigation, for the help dialog.
+# Shortcuts that are not navigation, for the help dialog. Keys pressed together are written apart by a space: each
+# is drawn in a box of its own.
 OTHER_SHORTCUTS = (
     ("?", "Show this help"),
     ("t", "Switch between light and dark theme"),
     ("Esc", "Close dialogs"),
-    ("Ctrl/⌘ Enter", "Send what you are typing: a chat message, a comparison's message, a tool's answer, a comment"),
+    ("Ctrl/⌘ Enter", "Send what you are typing: a message, a tool's answer, a comment"),
 )
