@@ -19,7 +19,7 @@ from playground.compare.replay import replay_points
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
-from playground.conversations.present import transcript
+from playground.conversations.present import transcript, with_failures
 from playground.teams.access import get_current_team, membership_for
 from playground.tools.images import human_size
 from playground.tools.models import Tool
@@ -93,7 +93,9 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "options": options,
         "endpoints": list(visible_endpoints(conversation.team)),
         "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),
-        "transcript_messages": transcript(conversation, saved, {rt.pk: rt for rt in round_trips}),
+        "transcript_messages": with_failures(
+            transcript(conversation, saved, {rt.pk: rt for rt in round_trips}), saved, round_trips
+        ),
         "message_count": len(saved),
         "round_trips": page_round_trips(conversation, PaneLinks(conversation.pk)),
         "max_message_bytes": settings.CROSSWIRE_MAX_MESSAGE_BYTES,

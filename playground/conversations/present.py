@@ -51,6 +51,7 @@ class MessageView:
     calls: list[CallView] = field(default_factory=list)
     images: list[ImageView] = field(default_factory=list)
     round_trip: int | None = None
+    error: dict[str, Any] | None = None  # its round trip's, as saved: the card the chat showed when it happened
 
 
 def _pretty(arguments: str) -> str:
@@ -109,3 +110,27 @@ def _schemas(rt: RoundTrip) -> dict[str, Any]:
     # light_round_trips reads only the tools of the request; a whole row has them in its request.
     tools = rt.sent_tools if hasattr(rt, "sent_tools") else rt.request.get("tools")
     return {t["function"]["name"]: t["function"].get("parameters") for t in tools or []}
+
+
+def with_failures(views: list[MessageView], messages: list[Message], round_trips: list[RoundTrip]) -> list[MessageView]:
+    """The transcript as the chat draws it live: a round trip's error on the message it saved, or, when it saved
+    none (an error before any text: a 429, an overload), on an assistant message of its own, placed where it
+    happened. The messages keep their order whatever their times say."""
+    by_position = {rt.position: rt for rt in round_trips}
+    for view in views:
+        rt = by_position.get(view.round_trip) if view.round_trip is not None else None
+        if rt is not None and rt.error:
+            view.error = rt.error
+    shown = {view.round_trip for view in views}
+    failed = [rt for rt in round_trips if rt.error and rt.position not in shown]
+    created = {m.position: m.created_at for m in messages}
+    merged: list[MessageView] = []
+    for view in views:
+        while failed and failed[0].started_at < created[view.position]:
+            merged.append(_failure(failed.pop(0)))
+        merged.append(view)
+    return merged + [_failure(rt) for rt in failed]
+
+
+def _failure(rt: RoundTrip) -> MessageView:
+    return MessageView(-1, "assistant", "", complete=False, round_trip=rt.position, error=rt.error)

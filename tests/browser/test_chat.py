@@ -83,6 +83,12 @@ async def test_provider_errors_show_as_readable_cards(signed_in: Page) -> None:
     await page.get_by_test_id("send").click()
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "error", timeout=15_000)
     await expect(page.get_by_test_id("error").first).to_contain_text("overloaded")
+    # Once the run is saved the transcript is drawn again: the card stays where it was, and after a reload too.
+    for _ in range(2):
+        card = page.locator("#transcript [data-testid=message][data-role=assistant] [data-testid=error]")
+        await expect(card).to_contain_text("overloaded")
+        await expect(page.locator("#live [data-testid=error]")).to_have_count(0)
+        await page.reload()
 
 
 async def test_a_tool_defined_on_the_tools_page_is_called_in_the_chat(signed_in: Page) -> None:

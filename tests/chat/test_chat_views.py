@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -182,3 +183,54 @@ def test_a_viewer_starts_no_conversation(client: Client, team: Team, carol: User
     assert opened.redirect_chain[-1][0] == "/conversations/"
     assert b"You are a viewer in Evals" in opened.content  # the flash message, rendered by base.html
     assert Conversation.objects.count() == before
+
+
+def _transcript(html: str) -> str:
+    return html[html.index('id="transcript"') : html.index('id="live"')]
+
+
+def test_a_round_trip_that_failed_keeps_its_error_card_in_the_transcript(
+    client: Client, team: Team, alice: User
+) -> None:
+    """As the chat drew it live: on the message the round trip saved, or on an assistant message of its own when it
+    failed before any text; in the order things happened, the next turn's message after it."""
+    conversation = saved_chat(team, alice)
+    rate_limited = {"type": "rate_limit", "message": "Too many requests", "retry_after": 2}
+    RoundTrip.objects.create(
+        conversation=conversation, position=1, format="openai-chat", model="sim-1", complete=False, error=rate_limited
+    )
+    Message.objects.create(
+        conversation=conversation, position=3, role="user", data={"role": "user", "content": "and in Bergen?"}
+    )
+    cut = RoundTrip.objects.create(
+        conversation=conversation,
+        position=2,
+        format="openai-chat",
+        model="sim-1",
+        complete=False,
+        error={"type": "connection", "message": "The stream ended before the provider finished its answer."},
+    )
+    Message.objects.create(
+        conversation=conversation,
+        position=4,
+        role="assistant",
+        complete=False,
+        round_trip=cut,
+        data={"role": "assistant", "content": "Bergen is"},
+    )
+    client.force_login(alice)
+    transcript = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+    cards = re.findall(r'data-testid="error"><strong>(\w+)</strong> ([^<]*)<', transcript)
+    assert cards == [
+        ("rate_limit", "Too many requests · retry after 2 s"),
+        ("connection", "The stream ended before the provider finished its answer."),
+    ]
+    order = [transcript.index(mark) for mark in ("-3 and snow", "Too many requests", "and in Bergen?", "Bergen is")]
+    assert order == sorted(order), "the failure sits between the turn it ended and the next one"
+    assert transcript.count('data-show-rt="1"') == 1, "the failed round trip links to its panes, as the live one did"
+
+
+def test_a_transcript_without_failures_shows_no_error_card(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(alice)
+    assert 'data-testid="error"' not in _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
