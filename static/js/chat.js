@@ -512,12 +512,7 @@
       event.preventDefault();
       submit();
     });
-    composer.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        submit();
-      }
-    });
+    window.CrosswireDom.submitOnCtrlEnter(composer, document.getElementById("composer-form"));
     stopButton.addEventListener("click", function () {
       stopButton.disabled = true; // one Stop is enough; the status line says when it has taken effect
       send({ type: "stop" });
