@@ -11,12 +11,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 # Set up Django before importing anything that touches models (consumers, auth middleware).
 django_application = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from playground.chat.processes import RunWatchdog  # noqa: E402
 from playground.mounts import PrefixDispatcher, load_simulator  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
+from playground.shell.auth import sign_in_stack  # noqa: E402
 from playground.shell.origin import SameOriginValidator  # noqa: E402
 from playground.shell.raw_send import KeepRawSend  # noqa: E402
 
@@ -26,7 +26,7 @@ application = RunWatchdog(
     ProtocolTypeRouter(
         {
             "http": PrefixDispatcher(django_application, {SIMULATOR_PREFIX: load_simulator}),
-            "websocket": KeepRawSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
+            "websocket": KeepRawSend(SameOriginValidator(sign_in_stack(URLRouter(websocket_urlpatterns)))),
         }
     )
 )

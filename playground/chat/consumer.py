@@ -15,7 +15,7 @@ from playground.chat.fanout import Frame, encode_frames
 from playground.chat.options import parse_options
 from playground.chat.questions import ANSWER_TYPES, open_questions, saved_state
 from playground.chat.registry import REGISTRY, ActiveRun, layer_is_shared, send_control
-from playground.chat.service import TurnRefused, orm_thread, resume_turn, start_turn
+from playground.chat.service import AccessLost, Admission, TurnRefused, orm_thread, resume_turn, start_turn
 from playground.chat.watchers import unwatch, watch
 from playground.conversations.access import conversation_access
 from playground.conversations.consumers import ConversationConsumer
@@ -29,6 +29,7 @@ ACTIONS = {"send", "retry", *CONTROL_TYPES}
 RUNS_REMEMBERED = 4
 # Frames that say where a run stands, not what it streamed: shown again, they change nothing on the page.
 STANDING_TYPES = frozenset({"status", "run.end"})
+VIEWERS_CANNOT_RUN = "Viewers can read this conversation but not run it."
 logger = logging.getLogger(__name__)
 
 
@@ -45,13 +46,11 @@ class ChatConsumer(ConversationConsumer):
     ended_run_ids: tuple[str, ...] = ()
     settled: bool = False  # the last snapshot read the conversation with no run going
     saved: dict[str, Any] | None = None
-    checked: Conversation | None = None  # the row as the last access check read it, moments before the action
     hot_types = frozenset({"conversation.batch"})  # a run's frames from another process: 40 a second while it streams
 
-    async def admitted(self, user: Any) -> bool:
+    def admits(self, user: Any) -> bool:
         # The key and team only: the socket needs the row's key; each action reads the whole row as it checks again.
-        access = functools.partial(conversation_access, whole=False)
-        self.conversation, self.can_edit = await database_sync_to_async(access)(user, self.conversation_id)
+        self.conversation, self.can_edit = conversation_access(user, self.conversation_id, whole=False)
         return self.conversation is not None
 
     async def opened(self) -> None:
@@ -152,13 +151,12 @@ class ChatConsumer(ConversationConsumer):
             await super().receive_json(content, **kwargs)
             return
         # Checked again on every action: a session signed out or a member removed since the socket opened loses it
-        # now, even if the announcement of the change never arrived; a member made a viewer can no longer run.
-        if not await self.still_allowed():
-            await self.close(code=CLOSE_REVOKED)
-        elif not self.can_edit:
-            await self.send_json({"type": "error", "error": "Viewers can read this conversation but not run it."})
-        elif kind == "send":
+        # now, even if the announcement of the change never arrived; a member made a viewer can no longer run. A
+        # message sent is checked in the trip that opens its turn (_send_turn).
+        if kind == "send":
             await self._send_turn(content)
+        elif not await self._may_act():
+            return
         elif kind == "retry":
             await self._resume(None)
         elif await self._interrupted():
@@ -211,36 +209,49 @@ class ChatConsumer(ConversationConsumer):
         assert self.conversation is not None
         # The session and the membership in one trip to the ORM's thread: this runs before every action. Channels'
         # wrapper, as before: it drops a connection the database has broken, so the action's queries reconnect.
-        self.checked, self.can_edit = await database_sync_to_async(_access_now)(
+        checked, self.can_edit = await database_sync_to_async(_access_now)(
             self.session_key(), self.scope["user"], self.conversation.pk
         )
-        return self.checked is not None
+        return checked is not None
+
+    async def _may_act(self) -> bool:
+        """The access check before an action: a socket that lost its access is closed, a viewer is told."""
+        if not await self.still_allowed():
+            await self.close(code=CLOSE_REVOKED)
+            return False
+        if not self.can_edit:
+            await self.send_json({"type": "error", "error": VIEWERS_CANNOT_RUN})
+            return False
+        return True
 
     async def _send_turn(self, content: dict[str, Any]) -> None:
         assert self.conversation is not None
         raw_options = content.get("options")
-        if not isinstance(raw_options, dict):
-            await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": {}})
-            return
-        options, errors = parse_options(raw_options)
+        options, errors = parse_options(raw_options) if isinstance(raw_options, dict) else (None, {})
         if options is None:
-            await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
+            if await self._may_act():  # checked first, as every action is
+                await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
             return
-        # The row the access check read for this very action, not read once more (each read of a long conversation
-        # brings its whole search text). Taken, so no later action starts from it without a check of its own.
-        conversation, self.checked = self.checked, None
-        if conversation is None:
-            conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
+        # The access check in the trip that opens the turn: the row it reads (the whole row, search text and all) is
+        # the one the turn starts from, read once, moments before it is claimed.
+        admission = Admission(
+            self.conversation.pk, functools.partial(_editable_now, self.session_key(), self.scope["user"])
+        )
         try:
             started = await start_turn(
-                conversation=conversation,
+                conversation=admission,
                 text=str(content.get("text") or ""),
                 options=options,
                 user=self.scope["user"],
                 images=content.get("images"),
             )
+        except AccessLost:
+            await self.close(code=CLOSE_REVOKED)
+            return
         except TurnRefused as exc:
-            await self.send_json({"type": "error", "error": str(exc)})
+            # Refused before the trip (a run going, an empty or too big message): the access check decides first.
+            if admission.checked or await self._may_act():
+                await self.send_json({"type": "error", "error": str(exc)})
             return
         except Exception:  # the socket must survive a failure here, and its watcher entry with it
             logger.exception("could not start a turn in conversation %s", self.conversation.pk)
@@ -277,3 +288,13 @@ def _access_now(session_key: str | None, user: Any, conversation_id: int) -> tup
     if not session_alive(session_key, user.pk):
         return None, False
     return conversation_access(user, conversation_id)
+
+
+def _editable_now(session_key: str | None, user: Any, conversation_id: int) -> Conversation:
+    """The conversation's whole row, if this session may still run it (``Admission``); on the ORM's thread."""
+    conversation, can_edit = _access_now(session_key, user, conversation_id)
+    if conversation is None:
+        raise AccessLost
+    if not can_edit:
+        raise TurnRefused(VIEWERS_CANNOT_RUN)
+    return conversation

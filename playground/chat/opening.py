@@ -28,6 +28,8 @@ from playground.tools.config import ToolConfig
 from playground.tools.models import Tool
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from django.contrib.auth.base_user import AbstractBaseUser
 
 CONFIGURED_FIELDS = ("endpoint", "endpoint_name", "format", "model", "settings", "tools", "title")
@@ -39,6 +41,25 @@ HistoryRow = tuple[int, dict[str, Any], bool]  # a saved message: position, data
 
 class TurnRefused(Exception):
     """The turn cannot start; the message says why, for the page."""
+
+
+class AccessLost(Exception):
+    """The one who sent the turn may no longer open its conversation (signed out, no longer a member)."""
+
+
+@dataclass
+class Admission:
+    """A turn whose sender's access is checked in the trip that opens it, not in one of its own: ``check`` reads the
+    conversation's row if they may still run it, or raises (``AccessLost``, or ``TurnRefused`` for a viewer).
+    ``checked``: whether it ran, so a refusal before it (an empty message) can be told apart. On the ORM's thread."""
+
+    pk: int
+    check: Callable[[int], Conversation]
+    checked: bool = False
+
+    def conversation(self) -> Conversation:
+        self.checked = True
+        return self.check(self.pk)
 
 
 @dataclass(frozen=True)
@@ -102,6 +123,14 @@ def open_turn(
     except BaseException:
         release(conversation)
         raise
+
+
+def open_admitted_turn(
+    admission: Admission, options: ChatOptions, user: AbstractBaseUser | None, content: Any, title: str
+) -> tuple[Conversation, OpenedTurn]:
+    """``open_turn`` after the sender's access check, in the same trip: the row the check read, and the turn."""
+    conversation = admission.conversation()
+    return conversation, open_turn(conversation, options, user, content, title)
 
 
 def _tools(team_id: int, names: list[str]) -> list[ToolConfig]:

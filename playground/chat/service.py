@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
@@ -18,11 +19,14 @@ from playground.chat.loop import LoopSettings, Outcome, ToolLoop
 from playground.chat.opening import (
     RUN_STALE_AFTER_S,
     STILL_RUNNING,
+    AccessLost,
+    Admission,
     OpenedTurn,
     TurnRefused,
     check_policy,
     check_user_runs,
     claim,
+    open_admitted_turn,
     open_turn,
     read_opened,
     release,
@@ -44,8 +48,8 @@ from providers.portability import portability_notes
 from providers.types import Message, ToolCall
 
 # Said here too: callers of the service (views, compare, tests) take them from it.
-__all__ = ["RUN_STALE_AFTER_S", "STILL_RUNNING", "TurnRefused", "orm_thread", "resume_turn",
-           "run_conversation", "start_turn", "visible_endpoints"]  # fmt: skip
+__all__ = ["RUN_STALE_AFTER_S", "STILL_RUNNING", "AccessLost", "Admission", "TurnRefused", "orm_thread",
+           "resume_turn", "run_conversation", "start_turn", "visible_endpoints"]  # fmt: skip
 
 OUTCOME_STATUS = {
     "done": Conversation.Status.DONE,
@@ -74,7 +78,7 @@ class StartedTurn:
 
 async def start_turn(
     *,
-    conversation: Conversation,
+    conversation: Conversation | Admission,
     text: str,
     options: ChatOptions,
     user: AbstractBaseUser | None = None,
@@ -83,7 +87,9 @@ async def start_turn(
     """Save the user's message and the chat's settings, then start the loop in the background; the run, with how
     many messages the conversation holds now (the page checks it has them all).
 
-    ``images``: what the page attached (``chat.attachments``), checked here; nothing is saved if one is refused.
+    ``conversation``: its row, or an ``Admission`` that reads it with the sender's access check, in the trip that
+    opens the turn. ``images``: what the page attached (``chat.attachments``), checked here; nothing is saved if one
+    is refused.
     """
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
@@ -99,13 +105,17 @@ async def start_turn(
         raise TurnRefused(str(exc)) from None
     # The checks, the claim with the turn's settings, the user's message and what the run reads first: one trip.
     title = title_for(text, image_count(content))
-    opened = await orm_thread(open_turn)(conversation, options, user, content, title)
+    if isinstance(conversation, Admission):
+        # Channels' wrapper, as the access check had on its own: it drops a connection the database has broken.
+        row, opened = await database_sync_to_async(open_admitted_turn)(conversation, options, user, content, title)
+    else:
+        row, opened = conversation, await orm_thread(open_turn)(conversation, options, user, content, title)
     try:
         # The run starts from the row as claimed and configured here (a copy: the caller keeps its own).
-        pk, started = conversation.pk, copy.copy(conversation)
+        pk, started = row.pk, copy.copy(row)
         run = await REGISTRY.start(pk, lambda run: run_conversation(pk, run, started=started, opened=opened))
     except BaseException:
-        await orm_thread(release)(conversation)
+        await orm_thread(release)(row)
         raise
     return StartedTurn(run, len(opened.history))
 

@@ -19,8 +19,8 @@ class ReviewConsumer(LiveConsumer):
     def conversation_id(self) -> int:
         return int(self.scope["url_route"]["kwargs"]["conversation_id"])
 
-    async def admitted(self, user: Any) -> bool:
-        return await database_sync_to_async(reviewer_or_none)(user, self.conversation_id) is not None
+    def admits(self, user: Any) -> bool:
+        return reviewer_or_none(user, self.conversation_id) is not None
 
     async def join(self) -> None:
         await self.join_group(review_group(self.conversation_id))

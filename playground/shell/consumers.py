@@ -12,6 +12,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
 
+from playground.shell.auth import signed_in
 from playground.shell.layer import ResilientLayer
 from playground.shell.parts import PartCollector, is_part
 from playground.teams.revocation import session_alive, user_group
@@ -26,8 +27,8 @@ FRAME_OVERHEAD_BYTES = 64 * 1024
 # The socket's own messages, handled without Channels' check of the ORM thread's connection first (and, for the
 # disconnect, after): that check is a trip of its own to the thread, four a chat turn (its socket's opening, the
 # send, the closing twice), about 0.1 ms of CPU each beside every stream of the process. Their handlers reach the
-# database first through Channels' wrapper (database_sync_to_async: the user in the auth middleware, the access
-# check on opening and before every action), which makes the same check in the same trip, or not at all (a ping).
+# database first through Channels' wrapper (database_sync_to_async: the user with the access check on opening, the
+# access check before every action), which makes the same check in the same trip, or not at all (a ping).
 # A connection left open by the plain async ORM or the ORM thread's other trips (a run's writes) is checked at the
 # next of those, or at the process's heartbeat (playground.chat.processes, every few seconds), not at a socket's.
 SELF_CHECKED_TYPES = frozenset({"websocket.connect", "websocket.receive", "websocket.disconnect"})
@@ -60,11 +61,9 @@ class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.parts = PartCollector()
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        if not await self.admitted(user):
+        # Who signs in and whether they may open this socket: one trip to the ORM's thread (playground.shell.auth).
+        user = await database_sync_to_async(self._admitted_user)()
+        if user is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)  # not found and not allowed look the same from outside
             return
         await self.join_group(user_group(user.pk))
@@ -72,8 +71,14 @@ class LiveConsumer(ResilientLayer, AsyncJsonWebsocketConsumer):
         await self.accept()
         await self.opened()
 
-    async def admitted(self, user: Any) -> bool:
-        """Whether this user may open this socket; subclasses load what the socket is about."""
+    def _admitted_user(self) -> Any:
+        """The signed-in user, if they may open this socket; else None. On the ORM's thread."""
+        user = signed_in(self.scope)
+        return user if user.is_authenticated and self.admits(user) else None
+
+    def admits(self, user: Any) -> bool:
+        """Whether this signed-in user may open this socket; subclasses load what the socket is about. On the ORM's
+        thread, in the trip that reads the user."""
         return True
 
     async def join(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -86,6 +86,37 @@ async def test_an_action_on_a_socket_whose_session_is_gone_is_refused(conversati
     await chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
     assert await closed_with(chat) == CLOSE_REVOKED
     assert await conversation.messages.acount() == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "sent_options"),
+    [("", "valid"), ("hi", ["not", "a", "dict"]), ("hi", {"model": ""})],
+    ids=["empty message", "malformed settings", "invalid settings"],
+)
+async def test_a_message_refused_before_its_turn_opens_is_still_checked_first(
+    conversation: Conversation, bob: User, text: str, sent_options: Any
+) -> None:
+    # The access check of a message is made in the trip that opens its turn; one refused before that trip (nothing
+    # to send, settings to fix) must not tell a socket that has lost its access anything but that.
+    _, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+    if sent_options == "valid":
+        sent_options = await database_sync_to_async(options)()
+    await Session.objects.all().adelete()
+    await chat.send_json_to({"type": "send", "text": text, "options": sent_options})
+    assert await closed_with(chat) == CLOSE_REVOKED
+
+
+async def test_a_viewers_empty_message_is_told_it_cannot_run(
+    conversation: Conversation, alice: User, bob: User
+) -> None:
+    _, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+    await Membership.objects.filter(user=bob, team_id=conversation.team_id).aupdate(role=Role.VIEWER)
+    await chat.send_json_to({"type": "send", "text": " ", "options": await database_sync_to_async(options)()})
+    assert (await chat.receive_json_from())["error"] == "Viewers can read this conversation but not run it."
+    assert await chat.receive_nothing(timeout=0.2), "one answer: not also 'Type a message first'"
+    await chat.disconnect()
 
 
 @pytest.mark.parametrize(

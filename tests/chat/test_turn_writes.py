@@ -286,6 +286,29 @@ async def test_opening_a_socket_reads_the_conversations_key_and_team_only(
     await chat.disconnect()
 
 
+async def test_opening_a_socket_is_two_trips_the_sign_in_with_the_access_check_then_the_saved_state(
+    conversation: Conversation,
+    alice: User,
+    headers_for: Callable[[User], list[tuple[bytes, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    headers = await database_sync_to_async(headers_for)(alice)
+    statements, sent = recorded(monkeypatch), trips(monkeypatch)
+    chat = await open_chat(conversation.pk, headers)
+    snapshot = await chat.receive_json_from()
+    monkeypatch.undo()
+    assert snapshot["type"] == "snapshot" and snapshot["running"] is False
+    # Channels' auth middleware read the user in a trip of its own, before the access check's.
+    ours = [name for name in sent if name != "no_op"]  # no_op: the test communicator's own
+    assert ours == ["_admitted_user", "saved_state"], sent
+    tables = [sql.split(" FROM ")[1].split()[0] for sql in statements if sql.startswith("SELECT")]
+    assert tables[:2] == ['"django_session"', '"auth_user"'], "the session, then its user, as Channels reads them"
+    assert '"playground_membership"' in tables, "the access check, in the same trip"
+    await chat.send_json_to({"type": "ping"})
+    assert await chat.receive_json_from() == {"type": "pong"}
+    await chat.disconnect()
+
+
 async def test_the_search_index_is_made_from_the_messages_the_run_holds(
     conversation: Conversation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -336,7 +359,7 @@ async def test_opening_a_turn_is_one_trip_to_the_orms_thread(
     assert saved.status == "done" and saved.tools[0]["name"] == "calculator"
 
 
-async def test_a_turn_makes_five_trips_and_reads_what_it_opened_with_only_once(
+async def test_a_turn_makes_four_trips_and_reads_what_it_opened_with_only_once(
     conversation: Conversation,
     alice: User,
     headers_for: Callable[[User], list[tuple[bytes, bytes]]],
@@ -346,10 +369,10 @@ async def test_a_turn_makes_five_trips_and_reads_what_it_opened_with_only_once(
     assert frames[-1]["status"] == "done"
     started = next(f for f in frames if f["type"] == "turn.started")
     assert started["message_count"] == 1
-    # The access check; opening the turn; the round trip's row as its request goes; its whole record with its
+    # The access check with the turn's opening; the round trip's row as its request goes; its whole record with its
     # batches deleted, then the answer; the status with the search index. Each trip used to hold one statement.
     ours = [name for name in sent if name != "no_op"]  # no_op: the test communicator's own
-    assert ours == ["_access_now", "open_turn", "_insert_round_trip", "_save_ended_and_message", "_save_status"], sent
+    assert ours == ["open_admitted_turn", "_insert_round_trip", "_save_ended_and_message", "_save_status"], sent
     counts = [sql for sql in statements if sql.startswith('SELECT COUNT(*) AS "__count" FROM "playground_message"')]
     assert counts == [], "the page's message count comes from the history the turn read"
     last_round_trip = [sql for sql in statements if sql.startswith('SELECT "playground_roundtrip"."position"')]

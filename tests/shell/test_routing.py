@@ -57,6 +57,45 @@ async def test_anonymous_websocket_is_refused(path: str) -> None:
     assert not await handshake(path, [(b"origin", ALLOWED_ORIGIN.encode()), (b"host", ALLOWED_HOST.encode())])
 
 
+@pytest.mark.parametrize("socket", ["status", "conversation", "review"])
+async def test_a_session_whose_password_changed_since_is_refused(
+    alice: Any, alice_ws_headers: list[tuple[bytes, bytes]], alice_conversation_path: str, socket: str
+) -> None:
+    # The user is read in the consumer's own trip (playground.shell.auth), by Channels' get_user: a session signed
+    # in before the password changed no longer signs anyone in, on every kind of socket.
+    review_path = alice_conversation_path.replace("/conversations/", "/review/")
+    path = {"status": "/ws/status/", "conversation": alice_conversation_path, "review": review_path}[socket]
+    assert await handshake(path, alice_ws_headers)
+
+    def change_password() -> None:
+        alice.set_password("a-new-password-5678")
+        alice.save()
+
+    await database_sync_to_async(change_password)()
+    assert not await handshake(path, alice_ws_headers)
+
+
+async def test_the_user_is_not_read_before_the_consumer_asks() -> None:
+    from channels.auth import UserLazyObject
+
+    from playground.shell.auth import SignInOnFirstTrip, signed_in
+
+    seen: dict[str, Any] = {}
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen["scope"] = scope
+
+    await SignInOnFirstTrip(inner)({"type": "websocket", "session": {}}, None, None)
+    user = seen["scope"]["user"]
+    assert isinstance(user, UserLazyObject)
+    with pytest.raises(ValueError, match="before it is ready"):
+        _ = user.pk
+    assert await database_sync_to_async(signed_in)(seen["scope"]) is user
+    assert not user.is_authenticated, "an empty session signs nobody in"
+    with pytest.raises(ValueError, match="SessionMiddleware"):
+        await SignInOnFirstTrip(inner)({"type": "websocket"}, None, None)
+
+
 @pytest.mark.parametrize("origin", [b"https://evil.example", b"http://127.0.0.1.evil.example", None])
 async def test_foreign_or_missing_origin_is_refused_even_when_signed_in(
     alice_ws_headers: list[tuple[bytes, bytes]], alice_conversation_path: str, origin: bytes | None
