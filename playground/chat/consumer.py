@@ -232,6 +232,8 @@ class ChatConsumer(ConversationConsumer):
             if await self._may_act():  # checked first, as every action is
                 await self.send_json({"type": "error", "error": "Check the chat settings.", "fields": errors})
             return
+        if content.get("images") and not await self._may_act():
+            return  # attached images are decoded before the turn opens: not for a socket without access
         # The access check in the trip that opens the turn: the row it reads (the whole row, search text and all) is
         # the one the turn starts from, read once, moments before it is claimed.
         admission = Admission(

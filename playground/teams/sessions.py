@@ -1,8 +1,9 @@
 """The database session store, with its one read built once (``SESSION_ENGINE``).
 
-Every socket that opens (channels' ``AuthMiddleware``) and every action on a socket (``revocation.session_alive``)
-reads the session row by its key, on the ORM's one thread for sockets. Django's store builds and compiles that query
-each time, about 200 µs of CPU against 20 in the database, beside every stream of the process (docs/performance.md).
+Every socket that opens (Channels' ``get_user``, in the socket's first trip: ``playground.shell.auth``) and every
+action on a socket (``revocation.session_alive``) reads the session row by its key, on the ORM's one thread for
+sockets. Django's store builds and compiles that query each time, about 200 µs of CPU against 20 in the database,
+beside every stream of the process (docs/performance.md).
 Here the ORM builds it once per connection (``playground.prepared``). An HTTP request runs on a thread of its own
 under ASGI, so its connection builds the statement afresh: about what Django's read costs, no more.
 

@@ -107,6 +107,30 @@ async def test_a_message_refused_before_its_turn_opens_is_still_checked_first(
     assert await closed_with(chat) == CLOSE_REVOKED
 
 
+async def test_a_socket_without_access_has_no_attached_image_decoded(
+    conversation: Conversation, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Images are decoded before the turn's opening trip, which checks access: a message with images is checked first.
+    from playground.chat import service
+    from tests.chat.image_fixtures import attached
+
+    decoded: list[str] = []
+    real = service.user_content
+
+    def user_content(text: str, images: Any) -> Any:
+        decoded.append(text)
+        return real(text, images)
+
+    monkeypatch.setattr(service, "user_content", user_content)
+    _, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+    await Session.objects.all().adelete()
+    turn = await database_sync_to_async(options)()
+    await chat.send_json_to({"type": "send", "text": "look", "images": [attached()], "options": turn})
+    assert await closed_with(chat) == CLOSE_REVOKED
+    assert decoded == [] and await conversation.messages.acount() == 0
+
+
 async def test_a_viewers_empty_message_is_told_it_cannot_run(
     conversation: Conversation, alice: User, bob: User
 ) -> None:
