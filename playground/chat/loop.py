@@ -20,6 +20,7 @@ from providers.client import Endpoint, RoundTrip, RoundTripRun, Update
 from providers.client.holds import ReadHold
 from providers.errors import ProviderError
 from providers.strategies import fallback
+from providers.streaming import StreamResult
 from providers.types import ChatRequest, Message, ToolCall
 
 Status = Literal["done", "error", "max_round_trips", "invalid_arguments", "max_tokens", "cancelled"]
@@ -122,6 +123,7 @@ class ToolLoop:
             partial = run.snapshot(ProviderError("cancelled", "Stopped by the user."))
             await self._record(index, partial)
             raise
+        _name_error_finish(round_trip.result)
         await self._record_whole(index, round_trip)
         self.used_strategy, self.strategy_notes = run.used_strategy, []
         return round_trip
@@ -149,12 +151,6 @@ class ToolLoop:
             if self._fall_back(result.error):
                 return None  # the provider refused the strategy's feature: the next round trip tries another
             return Outcome("error", index + 1, result.error.message, result.error)
-        if result.finish_reason == "error":
-            # An error finish without an error body: Gemini's MALFORMED_FUNCTION_CALL (a call it could not write),
-            # with no parts. Nothing came to run or to show, so the run must not read as finished.
-            raw = result.raw_finish_reason or "no reason given"
-            error = ProviderError("invalid_response", f"The model ended its answer with an error ({raw}).")
-            return Outcome("error", index + 1, error.message, error)
         calls = result.message.get("tool_calls") or []
         if result.finish_reason == "length":
             return self._cut_short(index, bool(calls))
@@ -248,6 +244,15 @@ class ToolLoop:
 
     def _exhausted(self, name: str) -> bool:
         return self.invalid_attempts[name] > self.settings.max_invalid_retries
+
+
+def _name_error_finish(result: StreamResult) -> None:
+    """An error finish without an error body (Gemini's MALFORMED_FUNCTION_CALL: a call it could not write, with no
+    parts) becomes the round trip's error before it is saved: its card shows it, live and in the saved transcript,
+    and the run ends with it. Nothing came to run or to show, so the run must not read as finished."""
+    if result.finish_reason == "error" and result.error is None:
+        raw = result.raw_finish_reason or "no reason given"
+        result.error = ProviderError("invalid_response", f"The model ended its answer with an error ({raw}).")
 
 
 def _tool_message(call: ToolCall, result: ToolResult) -> Message:

@@ -98,6 +98,25 @@ async def test_a_malformed_call_ends_the_run_with_an_error(
     assert frames[-1]["type"] == "run.end" and frames[-1]["status"] == "error"
     assert "MALFORMED_FUNCTION_CALL" in frames[-1]["message"]
     assert of_type(frames, "tool.result") == [], "nothing is run"
+    # The round trip says so itself, as any failed round trip does: its end frame (the live card), its saved row
+    # (the pane and the transcript's card after a reload).
+    [end] = of_type(frames, "rt.end")
+    assert end["error"]["type"] == "invalid_response" and "MALFORMED_FUNCTION_CALL" in end["error"]["message"]
+    messages, round_trips, fresh = await saved(conversation)
+    assert [m.role for m in messages] == ["user"], "the model wrote nothing to keep"
+    assert round_trips[0].error is not None and "MALFORMED_FUNCTION_CALL" in round_trips[0].error["message"]
+    assert fresh.status == "error" and fresh.status_message == end["error"]["message"]
+
+
+async def test_a_malformed_calls_error_card_stays_in_the_saved_transcript(
+    conversation: Conversation, alice: User, headers_for: Headers, client: Any
+) -> None:
+    headers = await database_sync_to_async(headers_for)(alice)
+    await run_turn(conversation, headers, "weather in Paris", model="sim-badjson")
+    html = (await database_sync_to_async(client.get)(f"/c/{conversation.pk}/")).content.decode()
+    transcript = html.split('id="transcript"', 1)[1].split('id="live"', 1)[0]
+    assert 'data-testid="error"' in transcript
+    assert "The model ended its answer with an error (MALFORMED_FUNCTION_CALL)." in transcript
 
 
 async def test_a_rate_limit_ends_the_run_with_the_providers_error(
