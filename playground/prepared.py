@@ -28,7 +28,10 @@ from django.db.models.sql import DeleteQuery, UpdateQuery
 from django.db.models.sql.compiler import SQLCompiler
 
 Kind = type[int] | type[str]  # what a value of the caller's is: the markers stand in for these only
-_INT_MARKER = -7_340_000_000_000  # values no query of ours is ever given
+# Values no query of ours is ever given, within a 32-bit column's range: the ORM compiles a lookup on an integer
+# field (Django's own tables' keys are 32-bit) with a value the database cannot hold into no statement at all, on
+# PostgreSQL.
+_INT_MARKER = -2_147_000_000
 
 
 def _marker(index: int, kind: Kind) -> int | str:

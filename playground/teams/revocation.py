@@ -1,4 +1,5 @@
-"""Open sockets lose access the moment their user does: a membership removed or changed, a session signed out.
+"""Open sockets lose access the moment their user does: a membership removed or changed, a session signed out, a
+password changed or an account turned off.
 
 Every socket of a signed-in user joins that user's group; a change of access is announced there through the channel
 layer, so it reaches sockets held by any web process. A socket that hears of a change checks its access again and
@@ -13,12 +14,20 @@ from importlib import import_module
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.db import transaction
+from django.utils.crypto import constant_time_compare
+
+from playground.prepared import PreparedQuery
 
 # The handler name on every socket ("access.changed" -> access_changed).
 EVENT_TYPE = "access.changed"
 logger = logging.getLogger(__name__)
+# The user a session signs in, if it still may sign in: only what its session hash is made from (the password), read
+# by a statement built once, as the session's own read is (sessions.py), since it runs before every socket action.
+_ACTIVE_USER = PreparedQuery(
+    lambda pk: get_user_model()._default_manager.filter(pk=pk, is_active=True).only("password")[:1], int
+)
 
 
 def user_group(user_id: int) -> str:
@@ -47,8 +56,23 @@ def _publish(user_id: int, event: dict[str, str]) -> None:
 
 
 def session_alive(session_key: str | None, user_id: int) -> bool:
-    """Whether the session a socket was opened with still signs in the same user (not signed out, not expired)."""
+    """Whether the session a socket was opened with still signs in the same user: not signed out, not expired, the
+    account still active and its password the one the session was signed in with. Django's own rule for a request
+    (``django.contrib.auth.get_user``), read without its writes: a session that fails it is refused here, and the
+    next page it asks for flushes it."""
     if not session_key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    return str(store.get(SESSION_KEY, "")) == str(user_id)
+    if str(store.get(SESSION_KEY, "")) != str(user_id):
+        return False
+    return _password_unchanged(store.get(HASH_SESSION_KEY), user_id)
+
+
+def _password_unchanged(session_hash: str | None, user_id: int) -> bool:
+    """The session's hash is the user's, made from the password now saved (or with a secret key still accepted)."""
+    found = _ACTIVE_USER.instances(int(user_id))
+    if not session_hash or not found:
+        return False
+    user = found[0]
+    hashes = (user.get_session_auth_hash(), *user.get_session_auth_fallback_hash())
+    return any(constant_time_compare(session_hash, made) for made in hashes)

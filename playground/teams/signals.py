@@ -20,6 +20,17 @@ def create_personal_team(sender: type, instance: Any, created: bool, raw: bool =
         ensure_personal_team(instance)
 
 
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="crosswire_sign_in_changed")
+def account_changed(
+    sender: type, instance: Any, created: bool, raw: bool = False, update_fields: Any = None, **kwargs: Any
+) -> None:
+    # A password changed or an account turned off ends the sessions signed in before: the open sockets check at
+    # once, not at their next action. Any edit but a sign-in's own (its last_login) is announced: edits of an account
+    # are rare, and a check of a socket that keeps its access costs one read.
+    if not created and not raw and set(update_fields or ()) != {"last_login"}:
+        announce_access_change(instance.pk)
+
+
 @receiver(post_save, sender=Membership, dispatch_uid="crosswire_membership_saved")
 @receiver(post_delete, sender=Membership, dispatch_uid="crosswire_membership_deleted")
 def membership_changed(sender: type, instance: Membership, raw: bool = False, **kwargs: Any) -> None:

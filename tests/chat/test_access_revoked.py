@@ -1,4 +1,5 @@
-"""An open socket keeps no access its user has lost: removed from the team, made a viewer, or signed out."""
+"""An open socket keeps no access its user has lost: removed from the team, made a viewer, signed out, a password
+changed or an account turned off."""
 
 from __future__ import annotations
 
@@ -76,6 +77,36 @@ async def test_signing_out_closes_that_sessions_sockets_only(conversation: Conve
     await on_phone.send_json_to({"type": "ping"})
     assert await on_phone.receive_json_from() == {"type": "pong"}
     await on_phone.disconnect()
+
+
+@pytest.mark.parametrize("change", ["password", "turned off"])
+async def test_a_password_changed_or_an_account_turned_off_closes_its_open_sockets(
+    conversation: Conversation, bob: User, change: str
+) -> None:
+    _, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+
+    def edit_account() -> None:
+        if change == "password":
+            bob.set_password("a-new-password-5678")
+        else:
+            bob.is_active = False
+        bob.save()
+
+    await database_sync_to_async(edit_account)()
+    assert await closed_with(chat) == CLOSE_REVOKED
+
+
+async def test_an_action_after_the_password_changed_unannounced_is_refused(
+    conversation: Conversation, bob: User
+) -> None:
+    # Changed by a statement no signal sees (another tool, a restore): the action itself checks the password.
+    _, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+    await type(bob).objects.filter(pk=bob.pk).aupdate(password="!changed-elsewhere")
+    await chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
+    assert await closed_with(chat) == CLOSE_REVOKED
+    assert await conversation.messages.acount() == 0
 
 
 async def test_an_action_on_a_socket_whose_session_is_gone_is_refused(conversation: Conversation, bob: User) -> None:

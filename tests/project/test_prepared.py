@@ -64,6 +64,15 @@ def test_instances_are_the_orms_instances(chats: list[Conversation]) -> None:
     assert Conversation.objects.get(pk=got[0].pk).title == "renamed"
 
 
+def test_a_read_by_a_32_bit_key_is_prepared_on_every_database(alice: User, bob: User) -> None:
+    # Django's own tables (auth_user) have 32-bit keys: on PostgreSQL the ORM compiles a lookup whose value does not
+    # fit the column into no statement at all, so the value that stands in for the caller's must fit.
+    by_key = PreparedQuery(lambda pk: User.objects.filter(pk=pk, is_active=True).only("password")[:1], int)
+    assert [user.username for user in by_key.instances(alice.pk)] == ["alice"]
+    assert by_key.instances(bob.pk)[0].password == bob.password
+    assert by_key.instances(10**6) == []
+
+
 def test_the_statement_is_built_once_and_only_the_values_change(chats: list[Conversation]) -> None:
     built: list[tuple[object, ...]] = []
 
