@@ -75,6 +75,9 @@ class UsageUpdate:
 class Finish:
     reason: str  # internal finish reason before the "calls were seen" override; see MessageAccumulator
     raw_reason: str | None  # as the provider said it
+    # The provider's own words on an error finish, when it gives any (Gemini's finishMessage on a call it could not
+    # write): the reason alone does not say what went wrong.
+    detail: str | None = None
     kind: str = field(default="finish", init=False)
 
 

@@ -22,6 +22,7 @@ class StreamResult:
     usage: Usage | None
     error: ProviderError | None
     complete: bool  # False when the stream broke off or ended with an error: what arrived is kept
+    finish_detail: str | None = None  # the provider's words on an error finish (``Finish.detail``)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,7 +99,8 @@ class MessageAccumulator:
         else:
             reason = "stop" if self.ended else None
         complete = self.error is None and (self.ended or self.finish is not None)
-        return StreamResult(message, reason, raw, self.usage, self.error, complete)
+        detail = self.finish.detail if self.finish else None
+        return StreamResult(message, reason, raw, self.usage, self.error, complete, detail)
 
     def message(self) -> Message:
         text = "".join(self.text)

@@ -252,7 +252,15 @@ def _name_error_finish(result: StreamResult) -> None:
     and the run ends with it. Nothing came to run or to show, so the run must not read as finished."""
     if result.finish_reason == "error" and result.error is None:
         raw = result.raw_finish_reason or "no reason given"
-        result.error = ProviderError("invalid_response", f"The model ended its answer with an error ({raw}).")
+        said = _clipped(result.finish_detail)
+        text = f"The model ended its answer with an error ({raw})." + (f" It said: {said}" if said else "")
+        result.error = ProviderError("invalid_response", text)
+
+
+def _clipped(text: str | None, limit: int = 500) -> str:
+    """The provider's words, short enough for a card (all of them stay in the raw events)."""
+    text = (text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _tool_message(call: ToolCall, result: ToolResult) -> Message:

@@ -42,11 +42,19 @@ def response_events(body: dict[str, Any]) -> list[ev.Event]:
         events.append(ev.UsageUpdate(usage_from_wire(body["usageMetadata"])))
     raw = candidate.get("finishReason")
     if isinstance(raw, str):
-        events.append(ev.Finish(finish_reason(raw), raw))
+        events.append(finish_event(candidate, raw))
     elif block is not None:
         events.append(ev.Finish("content_filter", block))
     events.append(ev.StreamEnd())  # a whole body has ended, whatever it says
     return events
+
+
+def finish_event(candidate: dict[str, Any], raw: str) -> ev.Finish:
+    """The candidate's finish; an error one carries the candidate's ``finishMessage`` (a MALFORMED_FUNCTION_CALL's
+    says which call the model failed to write), which the reason alone does not tell."""
+    reason = finish_reason(raw)
+    said = candidate.get("finishMessage")
+    return ev.Finish(reason, raw, said if reason == "error" and isinstance(said, str) and said else None)
 
 
 def first_candidate(chunk: dict[str, Any]) -> dict[str, Any] | None:

@@ -36,8 +36,15 @@ from providers.gemini.assistant import (
     turn_fields,
 )
 from providers.gemini.errors import stream_error
-from providers.gemini.response import CANDIDATE_KEYS, RESPONSE_KEYS, block_reason, first_candidate, parts_of
-from providers.gemini.wire import args_to_arguments, finish_reason, synthetic_call_id, usage_from_wire
+from providers.gemini.response import (
+    CANDIDATE_KEYS,
+    RESPONSE_KEYS,
+    block_reason,
+    finish_event,
+    first_candidate,
+    parts_of,
+)
+from providers.gemini.wire import args_to_arguments, synthetic_call_id, usage_from_wire
 from providers.sse import SSEEvent
 
 
@@ -98,7 +105,7 @@ class GeminiStreamDecoder:
         raw = candidate.get("finishReason")
         block = block_reason(chunk)
         if isinstance(raw, str) or (block is not None and not candidate):
-            finish = ev.Finish(finish_reason(raw), raw) if isinstance(raw, str) else ev.Finish("content_filter", block)
+            finish = finish_event(candidate, raw) if isinstance(raw, str) else ev.Finish("content_filter", block)
             events.extend([*self._kept(), finish, ev.StreamEnd()])
             state.finished = True
         return events

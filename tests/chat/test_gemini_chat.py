@@ -102,6 +102,7 @@ async def test_a_malformed_call_ends_the_run_with_an_error(
     # (the pane and the transcript's card after a reload).
     [end] = of_type(frames, "rt.end")
     assert end["error"]["type"] == "invalid_response" and "MALFORMED_FUNCTION_CALL" in end["error"]["message"]
+    assert "It said: Malformed function call: get_weather(" in end["error"]["message"], "what the model tried"
     messages, round_trips, fresh = await saved(conversation)
     assert [m.role for m in messages] == ["user"], "the model wrote nothing to keep"
     assert round_trips[0].error is not None and "MALFORMED_FUNCTION_CALL" in round_trips[0].error["message"]
@@ -116,7 +117,7 @@ async def test_a_malformed_calls_error_card_stays_in_the_saved_transcript(
     html = (await database_sync_to_async(client.get)(f"/c/{conversation.pk}/")).content.decode()
     transcript = html.split('id="transcript"', 1)[1].split('id="live"', 1)[0]
     assert 'data-testid="error"' in transcript
-    assert "The model ended its answer with an error (MALFORMED_FUNCTION_CALL)." in transcript
+    assert "The model ended its answer with an error (MALFORMED_FUNCTION_CALL). It said: Malformed" in transcript
 
 
 async def test_a_rate_limit_ends_the_run_with_the_providers_error(

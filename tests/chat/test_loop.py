@@ -328,3 +328,19 @@ async def test_a_stop_while_a_finished_round_trip_is_recorded_still_saves_its_an
     assert len(recorder.round_trips) == 1 and recorder.round_trips[0].result.complete
     assert [complete for _, complete in recorder.messages] == [True]
     assert recorder.messages[0][0]["content"]
+
+
+def test_an_error_finishs_own_words_are_clipped_for_its_card() -> None:
+    # Gemini's finishMessage for a call it could not write holds the call as far as it got, which can be long: the
+    # card says the start of it (all of it stays in the raw events).
+    from playground.chat.loop import _name_error_finish
+    from providers.streaming import StreamResult
+
+    said = "Malformed function call: print(default_api.write(text=" + "x" * 2000
+    result = StreamResult({"role": "assistant", "content": None}, "error", "MALFORMED_FUNCTION_CALL", None, None, True)
+    result.finish_detail = said
+    _name_error_finish(result)
+    assert result.error is not None and result.error.type == "invalid_response"
+    message = result.error.message
+    assert message.startswith("The model ended its answer with an error (MALFORMED_FUNCTION_CALL). It said: Malformed")
+    assert message.endswith("…") and len(message) < 600 and said[:400] in message

@@ -131,6 +131,14 @@ def test_a_malformed_function_call_is_an_error_finish_with_its_message() -> None
     result = decode_response(body)
     assert (result.finish_reason, result.message["content"], result.complete) == ("error", None, True)
     assert result.message["provider_data"]["fields"]["candidate"]["finishMessage"].startswith("Malformed")
+    assert result.finish_detail == "Malformed function call: print(default_api.add(a=2", "the model's own words"
+
+
+def test_only_an_error_finish_carries_its_finish_message() -> None:
+    # Gemini says "Model generated function call(s)." on an ordinary finish too: that is no error's detail.
+    body = _body(_fc("add"), finish="STOP")
+    body["candidates"][0]["finishMessage"] = "Model generated function call(s)."
+    assert decode_response(body).finish_detail is None
 
 
 def test_text_parts_are_joined_and_empty_ones_dropped() -> None:

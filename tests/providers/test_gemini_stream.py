@@ -191,6 +191,17 @@ def test_usage_repeats_on_every_chunk_and_the_last_one_wins() -> None:
     assert result.message["content"] == "ab"
 
 
+def test_a_malformed_call_finishes_with_the_models_own_words() -> None:
+    chunk = _chunk(finish="MALFORMED_FUNCTION_CALL")
+    body = json.loads(chunk.data)
+    body["candidates"][0]["finishMessage"] = "Malformed function call: get_weather(city=Paris"
+    events, result = _decode([SSEEvent(json.dumps(body))])
+    [finish] = [event for event in events if isinstance(event, ev.Finish)]
+    assert finish == ev.Finish("error", "MALFORMED_FUNCTION_CALL", "Malformed function call: get_weather(city=Paris")
+    assert (result.finish_reason, result.finish_detail) == ("error", finish.detail)
+    assert ev.event_to_dict(finish)["detail"] == finish.detail, "the live pane's finish line has them too"
+
+
 def test_content_after_the_finish_is_ignored() -> None:
     _, result = _decode([_chunk({"text": "a"}, finish="STOP"), _chunk({"text": "late"})])
     assert result.message == {"role": "assistant", "content": "a"}
