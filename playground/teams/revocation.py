@@ -70,8 +70,10 @@ def session_alive(session_key: str | None, user_id: int) -> bool:
 
 def _password_unchanged(session_hash: str | None, user_id: int) -> bool:
     """The session's hash is the user's, made from the password now saved (or with a secret key still accepted)."""
+    if not session_hash:
+        return False
     found = _ACTIVE_USER.instances(int(user_id))
-    if not session_hash or not found:
+    if not found:
         return False
     user = found[0]
     hashes = (user.get_session_auth_hash(), *user.get_session_auth_fallback_hash())
