@@ -9,7 +9,7 @@ caller's, and keeps the SQL, where each of the caller's values goes, and the com
 columns back into what the ORM would return (JSON, dates, model instances). A ``PreparedUpdate`` keeps an UPDATE
 whose WHERE the ORM compiled, and prepares each value with its field, as ``QuerySet.update`` does; a
 ``PreparedDelete``, the ORM's DELETE of rows that nothing refers to and no signal watches; a ``PreparedInsert``, the
-rows of a bulk insert, each value prepared by its field, run as one statement for every row; a ``PreparedCreate``,
+rows of a bulk insert, each value prepared by its field, in one statement holding them all; a ``PreparedCreate``,
 one new row as ``save`` inserts it, its key read back. The SQL is the ORM's
 own, per database vendor; only the values travel, through the same cursor (query counts and wrappers see them).
 """
@@ -220,11 +220,15 @@ def _database_fills(field: Any) -> bool:
 
 class PreparedInsert:
     """``bulk_create`` of rows given as values of ``fields`` (no model instances, no primary keys read back, no
-    signals: as ``bulk_create``), in one transaction, as one statement run for every row (``executemany``).
+    signals: as ``bulk_create``), in one transaction, as one statement holding every row (as many rows a statement
+    as the database takes: the ORM's ``bulk_batch_size``).
 
     ``bulk_create`` builds an instance per row, then a statement as long as all the rows, every time. On a busy
     process that Python work holds the interpreter (the GIL) away from the event loop: 100 raw-event batches took
-    2-4 ms, which every stream of the process waited out (docs/performance.md)."""
+    2-4 ms, which every stream of the process waited out (docs/performance.md). Not ``executemany`` either: SQLite's
+    driver lets go of the interpreter around each row's step and must take it back from the busy event loop, up to
+    a switch interval (5 ms) each time; 100 rows cost the ORM's thread about a hundred waits and the event loop as
+    many forced hand-overs."""
 
     def __init__(self, model: type[models.Model], fields: Sequence[str], using: str = "default") -> None:
         self._fields = [model._meta.get_field(name) for name in fields]
@@ -239,10 +243,10 @@ class PreparedInsert:
         self._cache = _PerConnection((), using)
 
     def _compile(self, connection: BaseDatabaseWrapper) -> _Statement:
+        """The statement's head; its rows' placeholders are added for each run (the SQL, not the values, is kept)."""
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self._fields)  # type: ignore[union-attr]
-        marks = ", ".join("%s" for _ in self._fields)
-        return _Statement(f"INSERT INTO {quote(self._model._meta.db_table)} ({columns}) VALUES ({marks})", (), ())
+        return _Statement(f"INSERT INTO {quote(self._model._meta.db_table)} ({columns}) VALUES ", (), ())
 
     def run(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert ``rows``, each one value per field named at construction, in that order."""
@@ -252,8 +256,12 @@ class PreparedInsert:
         prepared = [
             [_prepare(field, value, connection) for field, value in zip(self._fields, row, strict=True)] for row in rows
         ]
+        size = max(1, connection.ops.bulk_batch_size(self._fields, prepared))
+        row_marks = "(" + ", ".join("%s" for _ in self._fields) + ")"
         with transaction.atomic(using=self._using, savepoint=False), connection.cursor() as cursor:
-            cursor.executemany(statement.sql, prepared)
+            for start in range(0, len(prepared), size):
+                chunk = prepared[start : start + size]
+                cursor.execute(statement.sql + ", ".join([row_marks] * len(chunk)), [v for row in chunk for v in row])
 
 
 class PreparedCreate:

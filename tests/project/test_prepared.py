@@ -184,17 +184,43 @@ def test_an_insert_writes_what_bulk_create_writes_in_one_transaction(chats: list
         insert.run([(mine.pk, seq, batch) for seq, batch in enumerate(events)])
         insert.run([])  # nothing to write: no statement
     inserts = [many for sql, many in sent if sql.startswith("INSERT")]
-    assert inserts == [True], "one statement for every row, none for no rows"
+    # One statement holding every row, not one run for each (executemany): SQLite's driver lets go of the interpreter
+    # around each row and takes it back from a busy event loop. None for no rows.
+    assert inserts == [False], sent
     WireEventBatch.objects.bulk_create(
         [WireEventBatch(round_trip=theirs, seq=seq, events=batch) for seq, batch in enumerate(events)]
     )
     assert stored_events(mine.pk) == stored_events(theirs.pk)
     assert [b.events for b in WireEventBatch.objects.filter(round_trip=mine)] == events
-    # The rows go together or not at all: a seq taken fails the whole insert. (Only SQLite would commit the first
-    # row without the transaction: PostgreSQL's pipelined executemany is all or nothing on its own.)
+    # The rows go together or not at all: a seq taken fails the whole insert, whose rows may span statements.
     with pytest.raises(IntegrityError):
         insert.run([(theirs.pk, 7, []), (theirs.pk, 0, [])])
     assert not WireEventBatch.objects.filter(round_trip=theirs, seq=7).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_insert_splits_its_rows_as_the_database_allows(
+    chats: list[Conversation], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As many rows a statement as the ORM's bulk_batch_size says this database takes (its limit on a statement's
+    # values); every row lands, in order, in one transaction.
+    mine = RoundTrip.objects.create(conversation=chats[0], position=0, format="openai-chat")
+    monkeypatch.setattr(connection.ops, "bulk_batch_size", lambda fields, objs: 4)
+    insert = PreparedInsert(WireEventBatch, ("round_trip", "seq", "events"))
+    sent: list[str] = []
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        insert.run([(mine.pk, seq, [[float(seq), f"event {seq}", None]]) for seq in range(10)])
+    assert [sql.count("(%s, %s, %s)") for sql in sent if sql.startswith("INSERT")] == [4, 4, 2]
+    stored = WireEventBatch.objects.filter(round_trip=mine).order_by("seq")
+    assert [(b.seq, b.events) for b in stored] == [(n, [[float(n), f"event {n}", None]]) for n in range(10)]
+    with pytest.raises(IntegrityError):  # the last statement fails: the first two's rows go back with it
+        insert.run([(mine.pk, seq, []) for seq in range(100, 108)] + [(mine.pk, 0, [])])
+    assert not WireEventBatch.objects.filter(round_trip=mine, seq__gte=100).exists()
 
 
 def test_an_insert_that_would_leave_out_a_value_from_python_is_refused() -> None:
