@@ -87,10 +87,14 @@ _HISTORY = PreparedQuery(
 _LAST_ROUND_TRIP = PreparedQuery(
     lambda c: RoundTrip.objects.filter(conversation_id=c).order_by("-position").values_list("position")[:1], int
 )
+# The runs that count against a person's limit: those at work (a model streaming, a tool answering). A run parked on
+# a person's answer holds nothing but its place; counted, a few chats left waiting would block every new one, the
+# columns of a comparison among them.
+_WORKING = Conversation.Status.RUNNING
 # How many runs a person holds, but this conversation's: one row (their count), or none when they hold none.
 _USER_CLAIMS = PreparedQuery(
     lambda user, pk: (
-        Conversation.objects.filter(run_by_id=user, status__in=BUSY_STATUSES)
+        Conversation.objects.filter(run_by_id=user, status=_WORKING)
         .exclude(pk=pk)
         .order_by()
         .values("run_by")
@@ -181,12 +185,13 @@ def check_user_runs(conversation: Conversation, user: AbstractBaseUser | None) -
     counted = _USER_CLAIMS.rows(user.pk, conversation.pk)
     if (counted[0][0] if counted else 0) < limit:
         return
-    rows = Conversation.objects.filter(run_by=user, status__in=BUSY_STATUSES).exclude(pk=conversation.pk)
-    alive = alive_holders(list(rows.values("status", "run_owner", "updated_at")))
-    if alive >= limit:
+    rows = Conversation.objects.filter(run_by=user, status=_WORKING).exclude(pk=conversation.pk).order_by("pk")
+    alive = live_claims(list(rows.values("status", "run_owner", "updated_at", "title")))
+    if len(alive) >= limit:
+        names = ", ".join(f"“{row['title'] or 'Untitled'}”" for row in alive[:3]) + (", …" if len(alive) > 3 else "")
         raise TurnRefused(
-            f"You have {alive} run{'s' if alive != 1 else ''} going already (at most {limit} at once): "
-            "stop one or wait for one to finish."
+            f"You have {len(alive)} run{'s' if len(alive) != 1 else ''} going already (at most {limit} at once), "
+            f"in {names}: stop one or wait for one to finish."
         )
 
 
@@ -230,9 +235,9 @@ def _claim_update(fields: tuple[str, ...]) -> PreparedUpdate:
     )
 
 
-def alive_holders(rows: list[dict[str, Any]]) -> int:
-    """How many of these claims are held by a live process."""
-    return sum(holder_alive(row) for row in rows)
+def live_claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The claims among these held by a live process."""
+    return [row for row in rows if holder_alive(row)]
 
 
 def holder_alive(row: dict[str, Any]) -> bool:

@@ -145,9 +145,18 @@ async def run_comparison(comparison_id: int, user: AbstractBaseUser | None) -> N
 
 
 async def _run_column(conversation_ids: list[int], text: str, user: AbstractBaseUser | None) -> None:
-    for conversation_id in conversation_ids:
+    for done, conversation_id in enumerate(conversation_ids, 1):
         if not await _run_one(conversation_id, text, user):
-            return  # stopped or refused: the repeats after it are not run
+            await _not_run(conversation_ids[done:])  # stopped or refused: the repeats after it are not run
+            return
+
+
+async def _not_run(conversation_ids: list[int]) -> None:
+    """Say so on the repeats a column will not run, so the results stop waiting for them (a Stop all has already
+    marked its own)."""
+    await Conversation.objects.filter(pk__in=conversation_ids, status=Conversation.Status.IDLE).aupdate(
+        status=Conversation.Status.STOPPED, status_message="Not run: an earlier repeat of this column did not finish."
+    )
 
 
 async def _run_one(conversation_id: int, text: str, user: AbstractBaseUser | None) -> bool:

@@ -210,19 +210,42 @@ async def test_a_person_holds_only_so_many_runs_at_once(
     first_chat, second_chat = await open_chat(conversation.pk, headers), await open_chat(second.pk, headers)
     await first_chat.receive_json_from()
     await second_chat.receive_json_from()
-    waiting = await database_sync_to_async(options)(tools=["search_docs"])
-    await first_chat.send_json_to({"type": "send", "text": "/call search_docs", "options": waiting})
-    await frames_until(first_chat, "tool.awaiting")  # a run that holds on, waiting for a person
+    hanging = await database_sync_to_async(options)(tools=[], model="sim-hang")
+    await first_chat.send_json_to({"type": "send", "text": "Tell me about Oslo", "options": hanging})
+    await frames_until(first_chat, "rt.start")  # a run at work: its model has not answered yet
 
     await second_chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
     refused = await next_frame(second_chat)
-    assert refused["error"] == "You have 1 run going already (at most 1 at once): stop one or wait for one to finish."
+    assert refused["error"] == (
+        "You have 1 run going already (at most 1 at once), in “Tell me about Oslo”: stop one or wait for one to finish."
+    )
     assert await second.messages.acount() == 0
 
     await first_chat.send_json_to({"type": "stop"})
     await frames_until(first_chat, "run.end")
     await second_chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
     assert (await frames_until(second_chat, "run.end"))[-1]["status"] == "done"
+    await first_chat.disconnect()
+    await second_chat.disconnect()
+
+
+async def test_a_run_waiting_for_a_person_holds_no_place_against_the_limit(
+    conversation: Conversation, alice: User, headers_for: Any, settings: SettingsWrapper
+) -> None:
+    """A chat left waiting for a typed answer must not block the next one (nor a comparison's columns)."""
+    settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
+    second = await Conversation.objects.acreate(team_id=conversation.team_id, created_by=alice)
+    headers = await database_sync_to_async(headers_for)(alice)
+    first_chat, second_chat = await open_chat(conversation.pk, headers), await open_chat(second.pk, headers)
+    await first_chat.receive_json_from()
+    await second_chat.receive_json_from()
+    waiting = await database_sync_to_async(options)(tools=["search_docs"])
+    await first_chat.send_json_to({"type": "send", "text": "/call search_docs", "options": waiting})
+    await frames_until(first_chat, "tool.awaiting")
+    await second_chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
+    assert (await frames_until(second_chat, "run.end"))[-1]["status"] == "done"
+    await first_chat.send_json_to({"type": "stop"})
+    await frames_until(first_chat, "run.end")
     await first_chat.disconnect()
     await second_chat.disconnect()
 

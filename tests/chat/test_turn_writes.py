@@ -210,11 +210,11 @@ async def test_claims_under_the_per_person_limit_are_counted_not_read(
     settings.CROSSWIRE_MAX_RUNS_PER_USER = 3
     read: list[list[dict[str, Any]]] = []
 
-    def alive_holders(rows: list[dict[str, Any]]) -> int:
+    def live_claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         read.append(rows)
-        return len(rows)
+        return rows
 
-    monkeypatch.setattr(opening, "alive_holders", alive_holders)
+    monkeypatch.setattr(opening, "live_claims", live_claims)
     held = {"team_id": conversation.team_id, "run_by": alice, "status": "running", "run_owner": PROCESS_ID}
     for _ in range(2):
         await Conversation.objects.acreate(**held)

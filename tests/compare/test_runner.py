@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.http import QueryDict
 
+from playground.chat.processes import PROCESS_ID
 from playground.chat.registry import REGISTRY, send_control
 from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.pages import comparison_context, diff_context
@@ -111,8 +112,27 @@ async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finis
 
     slow_first, slow_repeat, other_first, other_repeat = await _conversations(comparison)
     assert slow_first.status == "stopped"
-    assert slow_repeat.status == "idle" and not await slow_repeat.messages.aexists(), "the next repeat never ran"
+    assert slow_repeat.status == "stopped" and not await slow_repeat.messages.aexists(), "the next repeat never ran"
+    assert slow_repeat.status_message == "Not run: an earlier repeat of this column did not finish."
     assert (other_first.status, other_repeat.status) == ("done", "done")
+
+
+async def test_a_refused_column_says_its_repeats_will_not_run_and_the_results_settle(
+    team: Team, alice: User, simulated: dict[str, int], settings: Any
+) -> None:
+    """Over the per-person limit, a column is refused: its other repeats are marked, not left to wait for ever."""
+    settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
+    await Conversation.objects.acreate(team=team, run_by=alice, status="running", run_owner=PROCESS_ID, title="Busy")
+    columns = [(simulated["Simulated OpenAI"], "sim-1"), (simulated["Simulated Anthropic"], "sim-1")]
+    comparison = await database_sync_to_async(create_comparison)(team, alice, plan(columns, repeat=2))
+    await asyncio.wait_for(run_comparison(comparison.pk, alice), 60)
+    statuses = [(c.status, c.status_message) for c in await _conversations(comparison)]
+    limit = "You have 1 run going already (at most 1 at once), in “Busy”: stop one or wait for one to finish."
+    refused = ("error", limit)
+    not_run = ("stopped", "Not run: an earlier repeat of this column did not finish.")
+    assert statuses == [refused, not_run, refused, not_run]
+    context = await database_sync_to_async(comparison_context)(comparison, True, QueryDict())
+    assert context["busy"] is False, "nothing is left to fill in"
 
 
 async def test_the_saved_comparison_reads_the_same_after_the_runs(
