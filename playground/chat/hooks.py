@@ -110,6 +110,7 @@ class ConversationHooks:
             {
                 "type": "rt.start",
                 "rt": rt,
+                "format": self.conversation.format,
                 "request": update.request,
                 "notes": update.notes,
                 "wire_request": wire_request,
@@ -218,6 +219,8 @@ class ConversationHooks:
             message["is_error"] = True
         await self._save_message(message, complete=True, meta=meta)
         frame = {"type": "tool.result", "call_id": call["id"], "content": result.content, "is_error": result.is_error}
+        if "edited_arguments" in meta:  # approved with the person's edit: the card shows what ran
+            frame["edited_arguments"] = meta["edited_arguments"]
         self.run.emit({**frame, "source": result.source, "attempt": attempt, "tool": meta["tool"]}, live=False)
 
     async def manual_result(self, call: ToolCall) -> ToolResult:

@@ -10,7 +10,7 @@ import asyncio
 import functools
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from playground.tools.config import ToolConfig, answer_module_tool
@@ -213,23 +213,33 @@ class ToolLoop:
             if decision.action == "deny":
                 reason = decision.reason or "The user denied this tool call."
                 return await self._deliver(call, ToolResult(reason, True, "denied"))
-            arguments = decision.arguments if decision.arguments is not None else arguments
+            if decision.arguments is not None and decision.arguments != arguments:
+                return await self._run_tool(call, tool, decision.arguments, edited=True)
         return await self._run_tool(call, tool, arguments)
 
-    async def _run_tool(self, call: ToolCall, tool: ToolConfig, arguments: str) -> ToolResult:
+    async def _run_tool(self, call: ToolCall, tool: ToolConfig, arguments: str, *, edited: bool = False) -> ToolResult:
+        """``edited``: the person changed the arguments when approving; the result says which ones ran, since the
+        call itself keeps the model's (what it sent is part of the record)."""
         check = check_arguments(tool.parameters, arguments)
         if not check.ok:
             self.invalid_attempts[tool.name] += 1
             text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
-            return await self._deliver(call, ToolResult(text, True, "validation"))
-        result = self.recorded.get(call_key(tool.name, check.value))
+            result = ToolResult(text, True, "validation")
+        else:
+            result = await self._answer_valid(call, tool, check.value)
+        if edited:
+            result = replace(result, meta={**(result.meta or {}), "edited_arguments": arguments})
+        return await self._deliver(call, result)
+
+    async def _answer_valid(self, call: ToolCall, tool: ToolConfig, arguments: Any) -> ToolResult:
+        result = self.recorded.get(call_key(tool.name, arguments))
         if result is None:
-            result = await answer_module_tool(tool, check.value)  # the event loop stays free while a tool works
+            result = await answer_module_tool(tool, arguments)  # the event loop stays free while a tool works
         if result is None and self.remote is not None:
-            result = await self.remote(tool, check.value)
+            result = await self.remote(tool, arguments)
         if result is None:
             result = await self.hooks.manual_result(call)
-        return await self._deliver(call, result)
+        return result
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
         # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).

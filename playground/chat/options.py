@@ -104,3 +104,26 @@ def parse_options(payload: dict[str, Any]) -> tuple[ChatOptions | None, dict[str
     if not form.is_valid():
         return None, {k: [str(m) for m in v] for k, v in form.errors.items()}
     return form.options(), {}
+
+
+def changed_parameters(options: dict[str, Any]) -> list[str]:
+    """The drawer's settings that differ from a first chat's, in a few words each: a new chat starts from the last
+    one's settings, and the drawer is folded, so its summary says what will apply (an approval asked for, a small
+    token limit) before a message is sent."""
+    defaults = ChatOptions(endpoint_id=0, model="").to_dict()
+    changed = [name for name in _SAID if options.get(name, defaults[name]) != defaults[name]]
+    return [_SAID[name](options[name]) for name in changed]
+
+
+# What the summary says of each drawer setting that differs from its default (the Tools and the endpoint are shown).
+_SAID: dict[str, Any] = {
+    "system": lambda _: "system prompt",
+    "temperature": lambda value: f"temperature {value}",
+    "max_tokens": lambda value: f"max tokens {value}",
+    "max_round_trips": lambda value: f"max round trips {value}",
+    "max_invalid_retries": lambda value: f"retries {value}",
+    "parallel_tool_calls": lambda _: "no parallel calls",
+    "stream": lambda _: "not streamed",
+    "reasoning": lambda _: "reasoning",
+    "approve": lambda _: "approve before running",
+}

@@ -8,11 +8,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from playground.chat.options import ChatOptions
+from playground.chat.options import ChatOptions, changed_parameters
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.replay import replay_points
@@ -74,7 +75,7 @@ def playground(request: HttpRequest) -> HttpResponse:
 def new_chat(request: HttpRequest) -> HttpResponse:
     team = get_current_team(request)
     if not _may_start_chats(request, team):
-        return HttpResponseForbidden(VIEWER_NOTICE.format(team=team.name))
+        raise PermissionDenied(VIEWER_NOTICE.format(team=team.name))
     conversation = Conversation.objects.create(
         team=team, created_by=request.user, settings=_default_options(request, team)
     )
@@ -91,6 +92,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "can_edit": can_edit,
         "running": REGISTRY.is_running(conversation.pk),
         "options": options,
+        "options_changed": changed_parameters(options),
         "endpoints": list(visible_endpoints(conversation.team)),
         "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),
         "transcript_messages": with_failures(
@@ -134,7 +136,7 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
     """Retry from here, as a plain form: the run starts in this process and the page opens on it."""
     conversation, can_edit = await sync_to_async(_get_conversation_for_user)(request, pk)
     if not can_edit:
-        return HttpResponseForbidden("Viewers can read this conversation but not run it.")
+        raise PermissionDenied("Viewers can read this conversation but not run it.")
     try:
         await resume_turn(conversation=conversation, user=request.user)
     except TurnRefused as exc:

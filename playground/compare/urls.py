@@ -15,4 +15,5 @@ urlpatterns = [
     path("<int:pk>/diff/", views.diff_partial, name="comparison-diff"),
     path("<int:pk>/stop/", views.stop_all, name="comparison-stop"),
     path("replay/<int:conversation_pk>/", views.replay, name="replay"),
+    path("replay/<int:conversation_pk>/menu/", views.replay_menu, name="replay-menu"),
 ]

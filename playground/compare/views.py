@@ -7,7 +7,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -15,7 +16,7 @@ from playground.chat.registry import send_control
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare import forms, pages
 from playground.compare.models import Comparison
-from playground.compare.replay import create_replay
+from playground.compare.replay import create_replay, replay_points
 from playground.compare.service import (
     MAX_COLUMNS,
     MAX_REPEAT,
@@ -84,7 +85,7 @@ async def compare_run(request: HttpRequest) -> HttpResponse:
     """Run all: save the comparison and its conversations, start every column, open the comparison."""
     context = await sync_to_async(_builder_context)(request)
     if not context["can_edit"]:
-        return HttpResponseForbidden("Viewers can read comparisons but not run them.")
+        raise PermissionDenied("Viewers can read comparisons but not run them.")
     shared, columns = forms.posted_shared(request.POST), forms.posted_columns(request.POST)
     try:
         plan = parse_plan(shared, columns, request.POST.get("repeat"))
@@ -142,7 +143,7 @@ def diff_partial(request: HttpRequest, pk: int) -> HttpResponse:
 async def stop_all(request: HttpRequest, pk: int) -> HttpResponse:
     comparison, can_edit = await sync_to_async(_comparison_for)(request, pk)
     if not can_edit:
-        return HttpResponseForbidden("Viewers can read comparisons but not run them.")
+        raise PermissionDenied("Viewers can read comparisons but not run them.")
     busy = Conversation.objects.filter(
         comparison_runs__comparison=comparison,
         status__in=[Conversation.Status.RUNNING, Conversation.Status.WAITING],
@@ -166,7 +167,7 @@ async def replay(request: HttpRequest, conversation_pk: int) -> HttpResponse:
     """Replay on…: copy the history up to the chosen message, run it on the other endpoint, open both side by side."""
     original, can_edit = await sync_to_async(_conversation_for)(request, conversation_pk)
     if not can_edit:
-        return HttpResponseForbidden("Viewers can read conversations but not replay them.")
+        raise PermissionDenied("Viewers can read conversations but not replay them.")
     try:
         comparison, replayed = await sync_to_async(create_replay)(
             original,
@@ -180,6 +181,16 @@ async def replay(request: HttpRequest, conversation_pk: int) -> HttpResponse:
         await sync_to_async(messages.error)(request, f"Could not replay: {refused}")
         return redirect("chat", pk=conversation_pk)
     return redirect("comparison", pk=comparison.pk)
+
+
+@require_GET
+@login_required
+def replay_menu(request: HttpRequest, conversation_pk: int) -> HttpResponse:
+    """Replay on…'s messages, fetched when it opens: the page may have run its first turn since it loaded."""
+    conversation, can_edit = _conversation_for(request, conversation_pk)
+    if not can_edit:
+        raise PermissionDenied("Viewers can read conversations but not replay them.")
+    return render(request, "compare/_replay_points.html", {"replay_points": replay_points(conversation)})
 
 
 def _conversation_for(request: HttpRequest, pk: int) -> tuple[Conversation, bool]:

@@ -31,11 +31,15 @@ class CallView:
     cut: bool = False  # its message broke off (a cut stream, an error, a stop): never run
     strategy: str = ""  # the tool-calling strategy of its round trip when not native (the assistant message's meta)
     meta: dict[str, Any] = field(default_factory=dict)  # its result's, as saved (an MCP call's JSON-RPC traffic)
+    edited: str = ""  # the arguments it ran with when a person edited them on approval, pretty-printed
+    run_over: bool = False  # its run ended without answering it (a Stop while it waited): it never will be
 
     @property
     def status(self) -> str:
         if self.result is None:
-            return "truncated" if self.truncated else "incomplete" if self.cut else "pending"
+            if self.truncated or self.cut:
+                return "truncated" if self.truncated else "incomplete"
+            return "unanswered" if self.run_over else "pending"
         if self.source == "denied":
             return "denied"
         return "error" if self.is_error else "done"
@@ -83,6 +87,8 @@ def transcript(
                 call.images = image_views(data.get("content"))
                 call.source, call.attempt = message.meta.get("source", ""), int(message.meta.get("attempt", 1))
                 call.meta = message.meta
+                edited = message.meta.get("edited_arguments")
+                call.edited = _pretty(edited) if isinstance(edited, str) else ""
                 continue
         view = MessageView(message.position, message.role, _text(data.get("content")), message.complete)
         view.images = image_views(data.get("content"))
@@ -103,7 +109,20 @@ def transcript(
             calls[call.id] = call
             view.calls.append(call)
         views.append(view)
+    _mark_run_over(views, conversation.status)
     return views
+
+
+# A run in these states may still answer the calls of the last answer: it waits for a person, or (interrupted) its
+# Retry goes on with them. Any other call left without a result never gets one (the next turn leaves it out).
+_ANSWERABLE = {Conversation.Status.RUNNING, Conversation.Status.WAITING, Conversation.Status.INTERRUPTED}
+
+
+def _mark_run_over(views: list[MessageView], status: str) -> None:
+    last = next((view for view in reversed(views) if view.role == "assistant"), None)
+    for view in views:
+        for call in view.calls:
+            call.run_over = call.result is None and not (status in _ANSWERABLE and view is last)
 
 
 def _schemas(rt: RoundTrip) -> dict[str, Any]:

@@ -25,8 +25,16 @@ STALE_PER_REQUEST = 100  # conversations saved before the index existed are inde
 
 INDEX_FIELDS = ("search_text", "called_tools", "has_error", "invalid_calls", "indexed_at")
 # Every run's end indexes its conversation: these two statements are built once (playground.prepared).
+# A round trip with an error, a Stop's aside ("cancelled": the person's choice, not a failure to find).
 _ERRORED = PreparedQuery(
-    lambda c: RoundTrip.objects.filter(conversation_id=c).exclude(error=None).order_by().values_list("pk")[:1], int
+    lambda c: (
+        RoundTrip.objects.filter(conversation_id=c)
+        .exclude(error=None)
+        .exclude(error__type="cancelled")
+        .order_by()
+        .values_list("pk")[:1]
+    ),
+    int,
 )
 # A queryset update: saving the row would bump updated_at and reorder the list.
 _WRITE = PreparedUpdate(Conversation, INDEX_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)

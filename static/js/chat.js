@@ -24,6 +24,7 @@
     if (window.JsonView) window.JsonView.render(pre, value); else pre.textContent = JSON.stringify(value, null, 2);
     return pre;
   }
+  var cards = window.CrosswireCards(state, send); // cards.js: the tool call cards and the questions on them
 
   // ---- socket ------------------------------------------------------------------------------------------------
   function connect() {
@@ -101,10 +102,10 @@
     "rt.start": onRoundTripStart,
     "rt.wire": onWire,
     "rt.delta": onDelta,
-    "tool.check": onCheck,
-    "tool.fields": onFields,
-    "tool.awaiting": onAwaiting,
-    "tool.result": onToolResult,
+    "tool.check": cards.onCheck,
+    "tool.fields": cards.onFields,
+    "tool.awaiting": cards.onAwaiting,
+    "tool.result": cards.onToolResult,
     "rt.end": onRoundTripEnd,
     "message.saved": function () {},
     "status": onStatus,
@@ -160,11 +161,15 @@
     state.cards = {};
     state.waiting = {};
     frame.frames.forEach(handle);
-    frame.waiting.forEach(onAwaiting);
+    frame.waiting.forEach(cards.onAwaiting);
   }
   function onRunEnd(frame) {
     onStatus({ status: frame.status, label: statusLabel(frame.status), message: frame.message });
     setRunning(false);
+    // A run that ended (a Stop while a call waited for a person) has no question left open: its forms go with it,
+    // and the refreshes below must not draw them again on the saved cards.
+    state.waiting = {};
+    document.querySelectorAll("#chat .tool-answer").forEach(function (form) { form.remove(); });
     // The saved, server-rendered version replaces the live drawing.
     refresh("transcript", function () { live.textContent = ""; state.cards = {}; });
     refresh("panes", function () { livePanes.textContent = ""; state.rts = {}; });
@@ -183,8 +188,9 @@
       refreshers[which] = window.CrosswireDom.refresher(function () { return url; }, target, function () {
         if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
         // Questions still open belong on the saved cards the refresh just drew.
-        if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { onAwaiting(state.waiting[id]); });
+        if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { cards.onAwaiting(state.waiting[id]); });
         if (which === "transcript") live.scrollIntoView({ block: "end" });
+        if (which === "panes" && state.running) Object.keys(state.rts).forEach(dropSavedCopy);
       });
     }
     refreshers[which](then);
@@ -197,18 +203,27 @@
     rt.message = testid(el("article", "msg msg-assistant is-live"), "message");
     var head = el("header", "msg-head");
     head.appendChild(el("span", "msg-role", "assistant"));
-    head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
+    rt.stage = head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
     rt.message.appendChild(head);
     live.appendChild(rt.message);
     rt.pane = buildPane(frame);
     livePanes.appendChild(rt.pane);
+    dropSavedCopy(frame.rt);
+  }
+  // A page loaded mid-run has the round trip in flight saved as far as it got (its request, no answer yet); the
+  // live pane draws it whole, so the saved copy goes (two panes, two ids "rt-N"). The saved one comes back, whole,
+  // with the refresh at the run's end.
+  function dropSavedCopy(index) {
+    var saved = document.querySelector("#panes #rt-" + index);
+    if (saved) saved.remove();
   }
   function buildPane(frame) {
     var pane = el("article", "rt is-live");
     pane.id = "rt-" + frame.rt;
     var head = el("header", "rt-head");
     head.appendChild(el("strong", null, "Round trip " + (frame.rt + 1)));
-    head.appendChild(el("span", "badge", frame.request.model || ""));
+    if (frame.format) head.appendChild(el("span", "badge", frame.format)); // as the saved pane's head reads
+    head.appendChild(el("span", "mono small", frame.request.model || ""));
     pane.metrics = head.appendChild(el("span", "rt-metrics small", "waiting for the first byte…"));
     pane.appendChild(head);
     if (frame.notes.length) {
@@ -217,18 +232,23 @@
     }
     var cols = pane.appendChild(el("div", "rt-cols"));
     var internal = testid(cols.appendChild(el("div", "pane")), "pane-internal");
-    internal.appendChild(el("h3", "pane-title", "Internal request"));
+    internal.appendChild(paneTitle("Internal", "request"));
     internal.appendChild(jsonBlock(frame.request));
-    internal.appendChild(el("h3", "pane-title", "Internal events"));
+    internal.appendChild(paneTitle("Internal", "events"));
     pane.internalEvents = internal.appendChild(el("ol", "wire-events mono"));
     var wire = testid(cols.appendChild(el("div", "pane")), "pane-wire");
-    wire.appendChild(el("h3", "pane-title", "Wire request"));
+    wire.appendChild(paneTitle("Wire", "request"));
     wire.appendChild(el("div", "wire-line mono small", frame.wire_request.method + " " + frame.wire_request.url));
     wire.appendChild(jsonBlock(frame.wire_request.body));
-    wire.appendChild(el("h3", "pane-title", "Wire events"));
+    wire.appendChild(paneTitle("Wire", "raw events"));
     pane.wireEvents = wire.appendChild(el("ol", "wire-events mono"));
     pane.started = performance.now();
     return pane;
+  }
+  function paneTitle(side, what) {
+    var title = el("h3", "pane-title", side + " ");
+    title.appendChild(el("span", "muted", what));
+    return title;
   }
   function onWire(frame) {
     var rt = state.rts[frame.rt];
@@ -269,149 +289,14 @@
         }
         rt.reasoning.textContent += frame.text;
         break;
-      case "tool_call_start": startCard(rt, frame); break;
-      case "tool_call_delta": growCard(rt, frame); break;
-      case "tool_call_end": endCard(rt, frame); break;
+      case "tool_call_start": cards.startCard(rt, frame); break;
+      case "tool_call_delta": cards.growCard(rt, frame); break;
+      case "tool_call_end": cards.endCard(rt, frame); break;
       case "finish":
         rt.pane.metrics.textContent = "stop " + (frame.raw_reason || "–") + " → " + frame.reason;
         break;
       case "error": showError(frame.error.message); break;
     }
-  }
-
-  // ---- tool call cards ---------------------------------------------------------------------------------------
-  function startCard(rt, frame) {
-    var card = testid(el("div", "tool-card"), "tool-call");
-    card.dataset.callId = frame.id;
-    card.dataset.status = "streaming";
-    var head = card.appendChild(el("div", "tool-card-head"));
-    head.appendChild(el("span", "tool-name mono", frame.name));
-    card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
-    head.appendChild(el("span", "tool-id mono muted", frame.id));
-    viaLabel(card, rt.strategy);
-    card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
-    card.raw = "";
-    rt.calls[frame.index] = card;
-    state.cards[frame.id] = card;
-    rt.message.appendChild(card);
-  }
-  // A call read out of the reply text (structured or prompted strategy) says so, as the saved card does.
-  var VIA = { prompted: "via prompted JSON", structured: "via structured output" };
-  function viaLabel(card, strategy) {
-    if (!VIA[strategy]) return;
-    card.dataset.strategy = strategy;
-    testid(card.appendChild(el("div", "tool-via small muted", VIA[strategy])), "tool-call-via");
-  }
-  function growCard(rt, frame) {
-    var card = rt.calls[frame.index];
-    if (!card) return;
-    card.raw += frame.arguments;
-    card.args.textContent = card.raw; // raw while streaming: partial JSON is shown as it is
-  }
-  function setBadge(card, status, label) {
-    var badge = card.badge || card.querySelector(".tool-card-head .badge"); // a live card, or a saved one
-    card.dataset.status = status;
-    if (!badge) return;
-    badge.className = "badge badge-" + status;
-    badge.textContent = label || status;
-  }
-  // The live card of a call, or the saved one the page shows once its round trip is over.
-  function findCard(callId) {
-    return state.cards[callId] || document.querySelector('#transcript [data-call-id="' + CSS.escape(callId) + '"]');
-  }
-  function endCard(rt, frame) {
-    var card = rt.calls[frame.index];
-    if (!card) return;
-    card.args.textContent = pretty(card.raw || "{}");
-    setBadge(card, "pending", "complete");
-  }
-  // Field by field while the arguments stream: settled and valid, arriving, invalid, or required and not sent yet.
-  var FIELD_MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
-  function onFields(frame) {
-    var card = state.cards[frame.call_id];
-    if (!card) return;
-    if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
-    card.fields.textContent = "";
-    frame.fields.forEach(function (f) {
-      var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, FIELD_MARKS[f.state] + " " + f.name));
-      chip.dataset.state = f.state;
-      if (f.message) chip.title = f.message;
-    });
-  }
-  function onCheck(frame) {
-    var card = state.cards[frame.call_id];
-    if (!card) return;
-    var box = card.querySelector(".tool-problems, .tool-valid");
-    if (box) box.remove();
-    if (frame.ok) {
-      card.insertBefore(el("div", "tool-valid small", "✓ arguments match the schema"), card.args.nextSibling);
-      return;
-    }
-    var list = el("ul", "tool-problems");
-    frame.problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
-    card.insertBefore(list, card.args.nextSibling);
-  }
-  function onToolResult(frame) {
-    delete state.waiting[frame.call_id];
-    var card = findCard(frame.call_id);
-    if (!card) return;
-    var form = card.querySelector(".tool-answer");
-    if (form) form.remove();
-    setBadge(card, frame.source === "denied" ? "denied" : frame.is_error ? "error" : "done");
-    var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
-    var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
-    label.appendChild(el("span", "muted", "· " + frame.source + (frame.attempt > 1 ? " · attempt " + frame.attempt : "")));
-    var text = window.CrosswireImages ? window.CrosswireImages.textOf(frame.content) : String(frame.content);
-    var images = window.CrosswireImages && window.CrosswireImages.imagesRow(frame.content, "message-image");
-    if (text || !images) box.appendChild(el("pre", null, text));
-    if (images) box.appendChild(images); // thumbnails, never the base64 as text
-  }
-  function onAwaiting(frame) {
-    state.waiting[frame.call_id] = frame;
-    var card = findCard(frame.call_id);
-    if (!card || card.querySelector(".tool-answer")) return;
-    setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
-    card.appendChild(frame.kind === "manual" ? manualForm(frame) : approvalForm(frame));
-  }
-  function manualForm(frame) {
-    var form = el("form", "tool-answer");
-    var input = testid(form.appendChild(el("textarea")), "tool-result-input");
-    input.rows = 3;
-    input.placeholder = "Type the result the tool would return…";
-    var row = form.appendChild(el("div", "tool-answer-actions"));
-    var errorLabel = row.appendChild(el("label", "small"));
-    var isError = errorLabel.appendChild(el("input"));
-    isError.type = "checkbox";
-    errorLabel.appendChild(document.createTextNode(" mark as error"));
-    var submit = testid(row.appendChild(el("button", "button button-primary button-small", "Send result")), "tool-result-send");
-    submit.type = "submit";
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: isError.checked });
-    });
-    window.CrosswireDom.submitOnCtrlEnter(input, form);
-    setTimeout(function () { input.focus(); }, 0);
-    return form;
-  }
-  function approvalForm(frame) {
-    var form = el("form", "tool-answer");
-    form.appendChild(el("div", "small muted", "Approve this call as is, edit its arguments first, or deny it."));
-    var args = testid(form.appendChild(el("textarea", "mono")), "approval-arguments");
-    args.rows = 4;
-    args.value = pretty(frame.arguments);
-    var row = form.appendChild(el("div", "tool-answer-actions"));
-    var deny = testid(row.appendChild(el("button", "button button-small", "Deny")), "deny");
-    deny.type = "button";
-    var approve = testid(row.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
-    approve.type = "submit";
-    deny.addEventListener("click", function () {
-      send({ type: "approval", call_id: frame.call_id, action: "deny", reason: "Denied by the user." });
-    });
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      send({ type: "approval", call_id: frame.call_id, action: "approve", arguments: args.value });
-    });
-    return form;
   }
 
   function onRoundTripEnd(frame) {
@@ -423,14 +308,9 @@
     if (frame.usage) parts.push("tokens " + (frame.usage.prompt_tokens || 0) + " in · " + (frame.usage.completion_tokens || 0) + " out");
     parts.push("stop " + (frame.raw_finish_reason || "–") + " → " + (frame.finish_reason || "–"));
     rt.pane.metrics.textContent = parts.join(" · ");
+    rt.stage.textContent = "round trip " + (rt.index + 1); // streamed: what follows (its calls) says itself
     if (!frame.complete) rt.message.classList.add("msg-incomplete");
-    if (frame.error) {
-      var card = testid(el("div", "error-card"), "error");
-      card.appendChild(el("strong", null, frame.error.type + " "));
-      var retry = frame.error.retry_after ? " · retry after " + frame.error.retry_after + " s" : "";
-      card.appendChild(document.createTextNode(frame.error.message + retry));
-      rt.message.appendChild(card);
-    }
+    if (frame.error) rt.message.appendChild(window.CrosswireDom.errorCard(frame.error));
   }
 
   function onError(frame) {

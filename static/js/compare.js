@@ -281,10 +281,14 @@
   };
   Column.prototype.markWaiting = function (frame) {
     var card = this.findCard(frame.call_id);
-    if (!card || card.querySelector(".tool-answer")) return;
+    if (!card) return;
+    var asked = card.querySelector(".tool-answer");
+    if (asked && asked.dataset.kind === frame.kind) return; // drawn already
+    if (asked) asked.remove(); // approved, and now its answer is asked for (a hand-answered tool)
     this.setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
     var self = this;
     var form = card.appendChild(el("form", "tool-answer"));
+    form.dataset.kind = frame.kind;
     if (frame.kind === "manual") {
       var input = testid(form.appendChild(el("textarea")), "tool-result-input");
       input.rows = 2;
@@ -308,12 +312,7 @@
   Column.prototype.onRoundTripEnd = function (frame) {
     var rt = this.rts[frame.rt];
     if (rt && !frame.complete) rt.message.classList.add("msg-incomplete");
-    if (rt && frame.error) {
-      var card = testid(el("div", "error-card"), "error");
-      card.appendChild(el("strong", null, frame.error.type + " "));
-      card.appendChild(document.createTextNode(frame.error.message));
-      rt.message.appendChild(card);
-    }
+    if (rt && frame.error) rt.message.appendChild(window.CrosswireDom.errorCard(frame.error));
     this.page.changed();
   };
   Column.prototype.showError = function (message) {
@@ -330,8 +329,11 @@
     });
     // While a column runs, the summary is read every 3 s too (what it has so far). Through the one element that
     // reads it (see comparison.html), so no read overtakes another.
+    // Stop all is offered while something runs: it goes once the summary says every column is done.
+    var stopAll = document.querySelector("[data-testid=compare-stop-all]");
     window.setInterval(function () {
       var results = document.getElementById("compare-results-body");
+      if (stopAll && results) stopAll.hidden = results.dataset.busy !== "1";
       if (results && results.dataset.busy === "1") document.body.dispatchEvent(new CustomEvent("compare:poll"));
     }, 3000);
   }

@@ -48,5 +48,15 @@
       run();
     };
   }
-  window.CrosswireDom = { el: el, testid: testid, pretty: pretty, refresher: refresher, submitOnCtrlEnter: submitOnCtrlEnter };
+  // A round trip's error as its card, drawn as the saved one is (chat/_error_card.html). A Stop is not a failure:
+  // its card ("cancelled") is drawn plain, not in red.
+  function errorCard(error) {
+    var card = testid(el("div", "error-card" + (error.type === "cancelled" ? " is-cancelled" : "")), "error");
+    card.appendChild(el("strong", null, error.type + " "));
+    var retry = error.retry_after ? " · retry after " + error.retry_after + " s" : "";
+    card.appendChild(document.createTextNode(error.message + retry));
+    return card;
+  }
+  window.CrosswireDom = { el: el, testid: testid, pretty: pretty, refresher: refresher, submitOnCtrlEnter: submitOnCtrlEnter,
+    errorCard: errorCard };
 })();

@@ -54,7 +54,8 @@
     details.open = depth < OPEN_DEPTH;
     var summary = document.createElement("summary");
     summary.appendChild(span("j-punct", open));
-    summary.appendChild(span("j-fold", " " + keys.length + (isArray ? " items " : " keys ") + close));
+    var noun = (isArray ? " item" : " key") + (keys.length === 1 ? "" : "s");
+    summary.appendChild(span("j-fold", "\u00a0" + keys.length + noun + "\u00a0" + close)); // one line, never broken
     details.appendChild(summary);
     var body = document.createElement("div");
     body.className = "j-body";

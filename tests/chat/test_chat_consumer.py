@@ -49,6 +49,7 @@ async def test_a_builtin_tool_loop_streams_and_is_saved(
     assert frames[0]["type"] == "turn.started"
     starts = of_type(frames, "rt.start")
     assert len(starts) == 2 and starts[0]["wire_request"]["headers"]
+    assert starts[0]["format"] == ("anthropic" if endpoint == "Simulated Anthropic" else "openai-chat")
     assert starts[0]["request"]["messages"][-1] == {"role": "user", "content": text}
     deltas = [f for f in of_type(frames, "rt.delta") if f["kind"] == "tool_call_delta"]
     assert len(deltas) >= 2, "arguments stream in fragments"
@@ -112,6 +113,31 @@ async def test_denied_call_is_answered_with_an_error(
     await chat.send_json_to({"type": "approval", "call_id": awaiting["call_id"], "action": "deny", "reason": "No."})
     [result] = of_type(await frames_until(chat, "run.end"), "tool.result")
     assert result == {**result, "content": "No.", "is_error": True, "source": "denied"}
+    await chat.disconnect()
+
+
+async def test_an_approved_hand_answered_call_then_asks_for_its_answer_and_saves_the_edit(
+    conversation: Conversation, alice: User, headers_for: Headers
+) -> None:
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    text = '/call search_docs {"query": "refunds"}'
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(approve=True)})
+    approval = (await frames_until(chat, "tool.awaiting"))[-1]
+    assert approval["kind"] == "approval"
+    edit = '{"query": "refund policy"}'
+    approve = {"type": "approval", "call_id": approval["call_id"], "action": "approve", "arguments": edit}
+    await chat.send_json_to(approve)
+    question = (await frames_until(chat, "tool.awaiting"))[-1]
+    assert (question["kind"], question["call_id"]) == ("manual", approval["call_id"])
+    answer = {"type": "tool_result", "call_id": question["call_id"], "content": "5 days", "is_error": False}
+    await chat.send_json_to(answer)
+    [result] = of_type(await frames_until(chat, "run.end"), "tool.result")
+    assert result["edited_arguments"] == edit and result["content"] == "5 days"
+    messages, _, _ = await saved(conversation)
+    [tool_message] = [m for m in messages if m.role == "tool"]
+    assert tool_message.meta["edited_arguments"] == edit
+    assert messages[1].data["tool_calls"][0]["function"]["arguments"] == '{"query": "refunds"}', "the model's, kept"
     await chat.disconnect()
 
 

@@ -179,6 +179,7 @@ def test_a_viewer_starts_no_conversation(client: Client, team: Team, carol: User
     before = Conversation.objects.count()
     response = client.post("/c/new/")
     assert response.status_code == 403 and b"viewer in Evals" in response.content
+    assert b'data-testid="forbidden"' in response.content, "the app's own page, not a bare text"
     opened = client.get("/", follow=True)
     assert opened.redirect_chain[-1][0] == "/conversations/"
     assert b"You are a viewer in Evals" in opened.content  # the flash message, rendered by base.html
@@ -234,3 +235,89 @@ def test_a_transcript_without_failures_shows_no_error_card(client: Client, team:
     conversation = saved_chat(team, alice)
     client.force_login(alice)
     assert 'data-testid="error"' not in _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+
+
+def test_a_viewer_is_offered_no_new_chat_and_no_import(client: Client, team: Team, alice: User, carol: User) -> None:
+    conversation = saved_chat(team, alice)
+    client.force_login(carol)
+    client.post("/team/switch/", {"team": team.pk})
+    for page in (f"/c/{conversation.pk}/", "/conversations/"):
+        html = client.get(page).content.decode()
+        assert 'data-testid="new-chat"' not in html and 'data-testid="import-link"' not in html, page
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+    assert 'data-testid="new-chat"' in client.get(f"/c/{conversation.pk}/").content.decode()
+    listed = client.get("/conversations/").content.decode()
+    assert 'data-testid="new-chat"' in listed and 'data-testid="import-link"' in listed
+
+
+def _unanswered_chat(team: Team, user: User, status: str) -> Conversation:
+    """A chat whose last answer made a call that got no result."""
+    conversation = saved_chat(team, user)
+    conversation.messages.filter(role="tool").delete()
+    conversation.status = status
+    conversation.save()
+    return conversation
+
+
+@pytest.mark.parametrize(
+    ("status", "badge"),
+    [("waiting", "pending"), ("interrupted", "pending"), ("stopped", "unanswered"), ("done", "unanswered")],
+)
+def test_a_call_without_a_result_is_pending_only_while_its_run_may_answer_it(
+    client: Client, team: Team, alice: User, status: str, badge: str
+) -> None:
+    conversation = _unanswered_chat(team, alice, status)
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+    html = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+    assert f'data-status="{badge}"' in html and f'<span class="badge badge-{badge}">{badge}</span>' in html
+
+
+def test_an_older_answers_call_left_without_a_result_is_unanswered_while_a_new_run_waits(
+    team: Team, alice: User
+) -> None:
+    from playground.conversations.present import transcript
+
+    conversation = _unanswered_chat(team, alice, "waiting")
+    later = {"role": "assistant", "content": None, "tool_calls": [{**CALL, "id": "call_2"}]}
+    Message.objects.create(conversation=conversation, position=5, role="user", data={"role": "user", "content": "hi"})
+    Message.objects.create(conversation=conversation, position=6, role="assistant", data=later)
+    views = transcript(conversation, list(conversation.messages.order_by("position")), {})
+    assert [(c.id, c.status) for v in views for c in v.calls] == [("call_1", "unanswered"), ("call_2", "pending")]
+
+
+def test_a_call_run_with_edited_arguments_shows_them_beside_the_models(client: Client, team: Team, alice: User) -> None:
+    conversation = saved_chat(team, alice)
+    conversation.messages.filter(role="tool").update(meta={"source": "manual", "edited_arguments": '{"city":"Bergen"}'})
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+    html = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+    edited = html[html.index('data-testid="tool-call-edited"') :]
+    assert "Ran with your edit" in edited and "&quot;city&quot;: &quot;Bergen&quot;" in edited
+    assert "&quot;city&quot;: &quot;Oslo&quot;" in html[: html.index('data-testid="tool-call-edited"')]
+
+
+def test_the_folded_drawer_says_which_settings_differ_from_a_first_chats(client: Client, alice: User) -> None:
+    team = ensure_personal_team(alice)
+    plain = Conversation.objects.create(team=team, created_by=alice, settings={"endpoint_id": 1, "model": "sim-1"})
+    changed = Conversation.objects.create(
+        team=team, created_by=alice, settings={"endpoint_id": 1, "model": "sim-1", "approve": True, "max_tokens": 8}
+    )
+    client.force_login(alice)
+    assert 'data-testid="options-changed"' not in client.get(f"/c/{plain.pk}/").content.decode()
+    html = client.get(f"/c/{changed.pk}/").content.decode()
+    said = html[html.index('data-testid="options-changed"') :]
+    assert said[: said.index("</span>")].endswith("· max tokens 8 · approve before running")
+
+
+def test_a_viewer_reads_the_settings_but_cannot_change_them(
+    client: Client, team: Team, alice: User, carol: User
+) -> None:
+    conversation = saved_chat(team, alice)
+    for user, disabled in ((carol, True), (alice, False)):
+        client.force_login(user)
+        client.post("/team/switch/", {"team": team.pk})
+        html = client.get(f"/c/{conversation.pk}/").content.decode()
+        fieldset = html[html.index('class="options-fieldset"') :]
+        assert (" disabled " in fieldset[: fieldset.index(">")]) is disabled, user

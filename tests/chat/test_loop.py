@@ -139,7 +139,29 @@ async def test_approved_call_runs_with_edited_arguments() -> None:
     recorder = Recorder(decisions=[Decision("approve", arguments='{"expression": "2 ** 10"}')])
     settings = LoopSettings(approve_before_running=True)
     await loop('/call calculator {"expression": "1+1"}', [CALC], recorder, settings=settings).run()
-    assert json.loads(recorder.results[0][1].content)["result"] == 1024
+    result = recorder.results[0][1]
+    assert json.loads(result.content)["result"] == 1024
+    # The call keeps the model's arguments; its result says which ones ran, for the card and the saved record.
+    assert result.meta == {"edited_arguments": '{"expression": "2 ** 10"}'}
+    assert recorder.round_trips[1].request["messages"][-2]["tool_calls"][0]["function"]["arguments"] == (
+        '{"expression": "1+1"}'
+    )
+
+
+async def test_edited_arguments_that_fail_the_schema_say_which_ran() -> None:
+    recorder = Recorder(decisions=[Decision("approve", arguments='{"city": 42}')])
+    settings = LoopSettings(approve_before_running=True)
+    await loop('/call get_weather {"city": "Paris"}', [WEATHER], recorder, settings=settings).run()
+    [(_, result, _)] = recorder.results
+    assert result.source == "validation" and "42 is not of type 'string'" in result.content
+    assert result.meta == {"edited_arguments": '{"city": 42}'}
+
+
+async def test_arguments_approved_unchanged_are_not_marked_edited() -> None:
+    recorder = Recorder(decisions=[Decision("approve", arguments='{"expression": "1+1"}')])
+    settings = LoopSettings(approve_before_running=True)
+    await loop('/call calculator {"expression": "1+1"}', [CALC], recorder, settings=settings).run()
+    assert recorder.results[0][1].meta is None
 
 
 async def test_invalid_arguments_get_a_validation_error_result() -> None:

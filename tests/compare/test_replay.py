@@ -122,3 +122,21 @@ def test_viewers_cannot_replay(client: Client, carol: User, team: Team, alice: U
     )
     assert response.status_code == 403
     assert not Comparison.objects.exists()
+
+
+def test_the_replay_menu_lists_the_messages_sent_since_the_page_loaded(
+    client: Client, carol: User, team: Team, alice: User, simulated: dict[str, int]
+) -> None:
+    """The menu is on the page from the start (a new chat has no message yet) and fetches its messages when opened."""
+    draft = Conversation.objects.create(team=team, created_by=alice)
+    client.force_login(alice)
+    client.post(reverse("team-switch"), {"team": team.pk})
+    page = client.get(reverse("chat", args=[draft.pk])).content.decode()
+    assert 'data-testid="replay-button"' in page and "No message of yours yet" in page
+    original = _original(team, alice, simulated, answer="x")
+    menu = client.get(reverse("replay-menu", args=[original.pk])).content.decode()
+    assert menu.strip() == '<option value="0">/call search_docs {&quot;query&quot;: &quot;refund policy&quot;}</option>'
+    client.force_login(carol)
+    client.post(reverse("team-switch"), {"team": team.pk})
+    assert client.get(reverse("replay-menu", args=[original.pk])).status_code == 403
+    assert 'data-testid="replay-button"' not in client.get(reverse("chat", args=[original.pk])).content.decode()

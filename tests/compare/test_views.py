@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from playground.compare.models import Comparison
 from playground.compare.service import create_comparison
+from playground.conversations.models import Conversation
 from playground.teams import access
 from tests.compare.conftest import plan
 
@@ -109,3 +110,19 @@ def test_run_again_starts_from_the_comparisons_columns_even_for_a_replay(
     comparison.save()
     html = client.get(reverse("compare"), {"from": comparison.pk}).content.decode()
     assert html.count('data-testid="compare-column-setup"') == 2 + 1 and "replayed" in html
+
+
+def test_stop_all_is_offered_only_while_a_column_has_something_left_to_run(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    comparison = _comparison(team, alice, simulated)
+    editor = signed_in(client, alice, team)
+
+    def stop_all() -> str:
+        html = editor.get(reverse("comparison", args=[comparison.pk])).content.decode()
+        button = html[html.index('data-testid="compare-stop-all"') :]
+        return button[: button.index(">")]
+
+    assert "hidden" not in stop_all(), "its columns have not run yet"
+    Conversation.objects.filter(comparison_runs__comparison=comparison).update(status="done")
+    assert "hidden" in stop_all(), "every column is done: nothing to stop"

@@ -86,6 +86,22 @@ def test_the_index_holds_argument_values_called_tools_and_failures(team: Team, a
     assert conversation.has_error and conversation.indexed_at is not None
 
 
+def test_a_stop_is_not_counted_as_an_error(team: Team, alice: User) -> None:
+    """A round trip cut by the person's Stop keeps its "cancelled" error, but the list does not call it failed."""
+    conversation = make(team, alice, "Stopped", text="hi")
+    conversation.status = "stopped"
+    conversation.save()
+    cancelled = {"type": "cancelled", "message": "Stopped by the user."}
+    RoundTrip.objects.create(conversation=conversation, position=0, format="openai-chat", error=cancelled)
+    index_conversation(conversation)
+    conversation.refresh_from_db()
+    assert not conversation.has_error
+    RoundTrip.objects.create(conversation=conversation, position=1, format="openai-chat", error={"type": "timeout"})
+    index_conversation(conversation)
+    conversation.refresh_from_db()
+    assert conversation.has_error
+
+
 def test_search_finds_a_tool_argument_value_with_a_marked_snippet(client: Client, alice: User, team: Team) -> None:
     wanted = make(team, alice, "Holiday plans", call=("get_weather", '{"city": "Reykjavik"}'))
     make(team, alice, "Something else", text="nothing about weather here")

@@ -607,6 +607,12 @@ CASES: list[Case] = [
         # Editors are let through, then sent back to the conversation: that endpoint is not the team's. Nothing runs.
         (LOGIN, NOT_FOUND, DENIED, TO_CHAT, TO_CHAT),
     ),
+    Case(
+        "list the messages a replay may start from",
+        "replay-menu",
+        get(lambda w: f"/compare/replay/{w.conversation.pk}/menu/"),
+        EDITORS,
+    ),
     # Providers
     Case("list the endpoints", "providers", get(lambda w: "/providers/"), CURRENT_TEAM),
     Case("open the new-endpoint form", "endpoint-create", get(lambda w: "/providers/new/"), CURRENT_TEAM_EDITORS),

@@ -1,0 +1,94 @@
+"""A person's part in a run, in a real browser: approving a call, typing its answer, stopping while one is asked,
+and a page reloaded while a round trip streams."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.test_chat import send
+
+pytestmark = pytest.mark.browser
+
+
+async def set_approval(page: Page, on: bool) -> None:
+    drawer = page.locator("details.more-options")
+    if await drawer.get_attribute("open") is None:
+        await drawer.locator("summary").click()
+    await page.get_by_test_id("approve-toggle").set_checked(on)
+
+
+async def leave_approval_off(page: Page) -> None:
+    """A new chat starts from the last one's settings: the chat these tests end with must not ask for approvals."""
+    stop = page.get_by_test_id("stop")
+    if await stop.is_visible():  # a test that failed mid-run
+        await stop.click()
+        await expect(stop).to_be_hidden(timeout=15_000)
+    await set_approval(page, False)
+    await send(page, "Simulated OpenAI", "/text done")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+
+
+async def test_an_approved_hand_answered_call_asks_for_its_answer_and_shows_the_edit(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await set_approval(page, True)
+    try:
+        await approve_edit_and_answer(page)
+    finally:
+        await leave_approval_off(page)
+
+
+async def approve_edit_and_answer(page: Page) -> None:
+    await send(page, "Simulated OpenAI", '/call search_docs {"query": "refunds"}')
+    card = page.get_by_test_id("tool-call").first
+    arguments = page.get_by_test_id("approval-arguments")
+    await expect(arguments).to_be_visible(timeout=15_000)
+    await arguments.fill('{"query": "refund policy"}')
+    await page.get_by_test_id("approve").click()
+    # Approved: the approval gives way to the question a hand-answered tool asks next.
+    answer = page.get_by_test_id("tool-result-input")
+    await expect(answer).to_be_visible(timeout=15_000)
+    await expect(page.get_by_test_id("approval-arguments")).to_have_count(0)
+    await expect(card.locator(".badge").first).to_have_text("your answer")
+    await answer.fill("Refunds are paid within 5 days.")
+    await page.get_by_test_id("tool-result-send").click()
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    for _ in range(2):  # as drawn when the run ended, and after a reload
+        card = page.get_by_test_id("tool-call").first
+        await expect(card.get_by_test_id("tool-call-args")).to_contain_text('"query": "refunds"')
+        await expect(card.get_by_test_id("tool-call-edited")).to_contain_text('"query": "refund policy"')
+        await page.reload()
+
+
+async def test_a_stop_while_an_answer_is_asked_takes_the_question_away(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await set_approval(page, False)
+    await send(page, "Simulated OpenAI", '/call search_docs {"query": "pagination"}')
+    await expect(page.get_by_test_id("tool-result-input")).to_be_visible(timeout=15_000)
+    await page.get_by_test_id("stop").click()
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "stopped", timeout=15_000)
+    for _ in range(2):  # at once, and after a reload: no form left that would send an answer nobody waits for
+        await expect(page.get_by_test_id("tool-result-input")).to_have_count(0)
+        card = page.get_by_test_id("tool-call").first
+        await expect(card).to_have_attribute("data-status", "unanswered")
+        await page.reload()
+        await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+
+
+async def test_a_page_reloaded_mid_stream_shows_the_round_trip_once(signed_in: Page) -> None:
+    page = signed_in
+    await send(page, "Simulated OpenAI", "/text one two three four five six")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.get_by_test_id("model-input").fill("sim-slow")
+    await page.get_by_test_id("composer").fill("/text one two three four five six")
+    await page.keyboard.press("Control+Enter")
+    await expect(page.locator("#live-panes #rt-1")).to_be_visible(timeout=15_000)
+    await page.reload()
+    await expect(page.locator("#live-panes #rt-1")).to_be_visible(timeout=15_000)
+    await expect(page.locator("[id=rt-1]")).to_have_count(1)
+    await expect(page.locator("#panes #rt-0")).to_have_count(1)
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=30_000)
+    await expect(page.locator("#panes #rt-1")).to_have_count(1)
+    await expect(page.locator("[id=rt-1]")).to_have_count(1)
