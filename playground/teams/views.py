@@ -79,17 +79,20 @@ def invite_member(request: HtmxHttpRequest) -> HttpResponse:
     form = AddMemberForm(request.POST)
     if not form.is_valid():
         return _after_change(request, current, error="Enter a username and a role.", add_form=form)
+    username = form.cleaned_data["username"].strip()
+    before = invitations.pending_for_team(current).filter(username=username).first()
     try:
         invitation = invitations.invite(
-            team=current, actor=request.user, username=form.cleaned_data["username"], role=form.cleaned_data["role"]
+            team=current, actor=request.user, username=username, role=form.cleaned_data["role"]
         )
     except access.TeamError as exc:
         return _after_change(request, current, error=str(exc), add_form=form)
     # The same words whether or not the account exists: the form must not tell who has one.
-    notice = (
-        f"Invited {invitation.username} as {invitation.get_role_display()}. "
-        "They join when they accept the invitation on their Team page."
-    )
+    role = invitation.get_role_display()
+    done = f"Invited {invitation.username} as {role}."
+    if before is not None:  # the pending invitation is replaced, not doubled: say so, and what it was
+        done = f"{invitation.username}'s pending invitation is now for {role} (it was for {before.get_role_display()})."
+    notice = f"{done} They join when they accept the invitation on their Team page."
     return _after_change(request, current, notice=notice)
 
 

@@ -82,6 +82,12 @@ def test_the_shared_page_opens_signed_out_read_only_and_unindexed(
         assert absent not in html, absent
     # Credential headers are left out altogether on a shared page, not only their values.
     assert "<dt>authorization</dt>" not in html and "<dt>content-type</dt>" in html
+    assert 'data-testid="no-discussion"' not in html, "it has a comment"
+
+
+def test_a_shared_page_without_comments_says_so(reviewed: Conversation, bob: User, client_for: Clients) -> None:
+    html = client_for(None).get(share(client_for(bob), reviewed)).content.decode()
+    assert 'data-testid="no-discussion"' in html and "No comments on the conversation as a whole." in html
 
 
 @pytest.mark.django_db

@@ -44,6 +44,14 @@ def test_an_existing_member_is_told_apart_only_as_the_member_list_already_shows(
     assert not Invitation.objects.exists()
 
 
+def test_inviting_again_says_the_pending_invitation_changed(client: Client, alice: User, team: Team) -> None:
+    owner = signed_in(client, alice, team)
+    invite(owner, "dave", Role.EDITOR)
+    again = invite(owner, "dave", Role.VIEWER)
+    assert "dave&#x27;s pending invitation is now for Viewer (it was for Editor)." in again
+    assert Invitation.objects.get(username="dave").role == Role.VIEWER and Invitation.objects.count() == 1
+
+
 def test_the_invitee_accepts_and_joins_with_the_offered_role(
     client: Client, alice: User, team: Team, django_user_model: type[User]
 ) -> None:
