@@ -26,14 +26,19 @@ class Agreement:
     # Column position -> index of a call that differs from another column's -> the fields that differ ("" for the
     # tool itself): the cards and fields the page highlights.
     differing_calls: dict[int, dict[int, list[str]]]
+    left_out: int = 0  # columns with no round trip to compare (refused, or not run yet)
 
     @property
     def headline(self) -> str:
         if self.compared < 2:
             return "Run at least two columns to compare their tool calls."
         if self.agree:
-            return f"All {self.compared} columns called the same tools with JSON-equal arguments."
-        return f"The columns differ in {len(self.differences)} place{'s' if len(self.differences) != 1 else ''}."
+            said = f"All {self.compared} columns called the same tools with JSON-equal arguments."
+        else:
+            said = f"The columns differ in {len(self.differences)} place{'s' if len(self.differences) != 1 else ''}."
+        if self.left_out:  # "all" must not read as every column of the page
+            said += f" {self.left_out} column{'s' if self.left_out != 1 else ''} without a round trip left out."
+        return said
 
 
 def agreement(columns: list[ColumnSummary]) -> Agreement:
@@ -45,7 +50,7 @@ def agreement(columns: list[ColumnSummary]) -> Agreement:
         for column, calls in zip(compared, sequences, strict=True):
             if difference.index < len(calls):
                 differing.setdefault(column.position, {})[difference.index] = difference.fields
-    return Agreement(len(compared), not differences, differences, differing)
+    return Agreement(len(compared), not differences, differences, differing, len(columns) - len(compared))
 
 
 def _compare_at(index: int, sequences: list[list[CallSummary]]) -> Difference | None:

@@ -329,11 +329,15 @@
     });
     // While a column runs, the summary is read every 3 s too (what it has so far). Through the one element that
     // reads it (see comparison.html), so no read overtakes another.
-    // Stop all is offered while something runs: it goes once the summary says every column is done.
+    // Stop all is offered while something runs: it goes as soon as the summary, read again, says all is done.
     var stopAll = document.querySelector("[data-testid=compare-stop-all]");
-    window.setInterval(function () {
+    function offerStop() {
       var results = document.getElementById("compare-results-body");
       if (stopAll && results) stopAll.hidden = results.dataset.busy !== "1";
+    }
+    document.body.addEventListener("htmx:afterSettle", offerStop);
+    window.setInterval(function () {
+      var results = document.getElementById("compare-results-body");
       if (results && results.dataset.busy === "1") document.body.dispatchEvent(new CustomEvent("compare:poll"));
     }, 3000);
   }

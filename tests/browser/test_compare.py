@@ -50,6 +50,7 @@ async def test_three_dialects_stream_side_by_side_and_the_differences_show(signe
 
     columns = page.get_by_test_id("compare-column")
     await expect(columns).to_have_count(3)
+    await expect(page.get_by_test_id("compare-stop-all")).to_be_visible()  # while the columns run
     expected = [("Simulated OpenAI", "sim-1"), ("Simulated Anthropic", "sim-1"), ("Simulated OpenAI", "sim-openrouter")]
     for i, (endpoint, model) in enumerate(expected):
         await expect(columns.nth(i)).to_have_attribute("data-endpoint", endpoint)
@@ -57,6 +58,7 @@ async def test_three_dialects_stream_side_by_side_and_the_differences_show(signe
     for i in range(3):
         status = columns.nth(i).get_by_test_id("run-status")
         await expect(status).to_have_attribute("data-status", "done", timeout=30_000)
+    await expect(page.get_by_test_id("compare-stop-all")).to_be_hidden(timeout=2_500)  # nothing left to stop
 
     states: dict[str, list[str]] = await page.evaluate("window.argumentStates")
     for position in ("0", "1", "2"):

@@ -1,0 +1,30 @@
+"""The agreement line of a comparison: what it compares, and that it says which columns it could not."""
+
+from __future__ import annotations
+
+from playground.compare.agreement import agreement
+from playground.compare.summary import CallSummary, ColumnSummary
+from playground.conversations.models import Conversation
+
+
+def column(position: int, *calls: tuple[str, dict[str, str]], round_trips: int = 1) -> ColumnSummary:
+    summary = ColumnSummary(position, Conversation(), round_trips=round_trips)
+    summary.calls = [CallSummary(name, arguments, True) for name, arguments in calls]
+    return summary
+
+
+def test_columns_that_agree_are_counted_and_one_without_a_round_trip_is_said_to_be_left_out() -> None:
+    weather = ("get_weather", {"city": "Paris"})
+    same = agreement([column(0, weather), column(1, weather), column(2, weather), column(3, round_trips=0)])
+    assert same.agree and same.compared == 3 and same.left_out == 1
+    assert same.headline == (
+        "All 3 columns called the same tools with JSON-equal arguments. 1 column without a round trip left out."
+    )
+    assert agreement([column(0, weather), column(1, weather)]).headline.endswith("JSON-equal arguments.")
+
+
+def test_columns_that_differ_say_where_and_name_the_fields() -> None:
+    result = agreement([column(0, ("get_weather", {"city": "Paris"})), column(1, ("get_weather", {"city": "Oslo"}))])
+    assert not result.agree and result.headline == "The columns differ in 1 place."
+    assert [(d.kind, d.fields) for d in result.differences] == [("arguments", ["city"])]
+    assert result.differing_calls == {0: {0: ["city"]}, 1: {0: ["city"]}}
