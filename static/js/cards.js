@@ -5,6 +5,25 @@
   "use strict";
   var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
 
+  // Field by field while the arguments stream: settled and valid, arriving, invalid, or required and not sent yet.
+  // Shared with the compare columns (compare.js), which draw the same cards.
+  var FIELD_MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
+  function drawFields(card, fields) {
+    if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
+    card.fields.textContent = "";
+    fields.forEach(function (f) {
+      var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, FIELD_MARKS[f.state] + " " + f.name));
+      chip.dataset.state = f.state;
+      if (f.message) chip.title = f.message;
+    });
+  }
+  // A finished call's problems with its schema, under its arguments.
+  function drawProblems(card, problems) {
+    var list = el("ul", "tool-problems");
+    problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
+    card.insertBefore(list, card.args.nextSibling);
+  }
+
   // ``state``: chat.js's (its ``cards`` by call id, its ``waiting`` questions); ``send``: a message to the server.
   window.CrosswireCards = function (state, send) {
     function startCard(rt, frame) {
@@ -52,18 +71,9 @@
       card.args.textContent = pretty(card.raw || "{}");
       setBadge(card, "pending", "complete");
     }
-    // Field by field while the arguments stream: settled and valid, arriving, invalid, or required and not sent yet.
-    var FIELD_MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
     function onFields(frame) {
       var card = state.cards[frame.call_id];
-      if (!card) return;
-      if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
-      card.fields.textContent = "";
-      frame.fields.forEach(function (f) {
-        var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, FIELD_MARKS[f.state] + " " + f.name));
-        chip.dataset.state = f.state;
-        if (f.message) chip.title = f.message;
-      });
+      if (card) drawFields(card, frame.fields);
     }
     function onCheck(frame) {
       var card = state.cards[frame.call_id];
@@ -74,9 +84,7 @@
         card.insertBefore(el("div", "tool-valid small", "✓ arguments match the schema"), card.args.nextSibling);
         return;
       }
-      var list = el("ul", "tool-problems");
-      frame.problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
-      card.insertBefore(list, card.args.nextSibling);
+      drawProblems(card, frame.problems);
     }
     function onToolResult(frame) {
       delete state.waiting[frame.call_id];
@@ -163,4 +171,6 @@
     return { startCard: startCard, growCard: growCard, endCard: endCard, onFields: onFields, onCheck: onCheck,
       onToolResult: onToolResult, onAwaiting: onAwaiting };
   };
+  window.CrosswireCards.drawFields = drawFields;
+  window.CrosswireCards.drawProblems = drawProblems;
 })();

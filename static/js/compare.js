@@ -238,25 +238,14 @@
   Column.prototype.findCard = function (callId) {
     return this.cards[callId] || this.section.querySelector('[data-call-id="' + CSS.escape(callId) + '"]');
   };
-  var MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
   var VIA = { prompted: "via prompted JSON", structured: "via structured output" };
-  Column.prototype.onFields = function (frame) {
+  Column.prototype.onFields = function (frame) { // drawn as the chat's cards are (cards.js)
     var card = this.cards[frame.call_id];
-    if (!card) return;
-    if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
-    card.fields.textContent = "";
-    frame.fields.forEach(function (f) {
-      var chip = card.fields.appendChild(el("span", "field-chip field-" + f.state, MARKS[f.state] + " " + f.name));
-      chip.dataset.state = f.state;
-      if (f.message) chip.title = f.message;
-    });
+    if (card) window.CrosswireCards.drawFields(card, frame.fields);
   };
   Column.prototype.onCheck = function (frame) {
     var card = this.cards[frame.call_id];
-    if (!card || frame.ok) return;
-    var list = el("ul", "tool-problems");
-    frame.problems.forEach(function (p) { list.appendChild(el("li", null, (p.path ? p.path + ": " : "") + p.message)); });
-    card.insertBefore(list, card.args.nextSibling);
+    if (card && !frame.ok) window.CrosswireCards.drawProblems(card, frame.problems);
   };
   Column.prototype.onToolResult = function (frame) {
     delete this.waiting[frame.call_id];

@@ -201,15 +201,21 @@ async def test_at_start_up_a_dead_pid_on_this_host_is_gone_at_once(conversation:
     assert await database_sync_to_async(processes.beat)(startup=True) == [conversation.pk]
 
 
-async def test_a_person_holds_only_so_many_runs_at_once(
-    conversation: Conversation, alice: User, headers_for: Any, settings: SettingsWrapper
-) -> None:
-    settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
+async def two_chats(conversation: Conversation, alice: User, headers_for: Any) -> tuple[Conversation, Any, Any]:
+    """A second conversation of the same person, and a socket open on each, past its snapshot."""
     second = await Conversation.objects.acreate(team_id=conversation.team_id, created_by=alice)
     headers = await database_sync_to_async(headers_for)(alice)
     first_chat, second_chat = await open_chat(conversation.pk, headers), await open_chat(second.pk, headers)
     await first_chat.receive_json_from()
     await second_chat.receive_json_from()
+    return second, first_chat, second_chat
+
+
+async def test_a_person_holds_only_so_many_runs_at_once(
+    conversation: Conversation, alice: User, headers_for: Any, settings: SettingsWrapper
+) -> None:
+    settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
+    second, first_chat, second_chat = await two_chats(conversation, alice, headers_for)
     hanging = await database_sync_to_async(options)(tools=[], model="sim-hang")
     await first_chat.send_json_to({"type": "send", "text": "Tell me about Oslo", "options": hanging})
     await frames_until(first_chat, "rt.start")  # a run at work: its model has not answered yet
@@ -234,11 +240,7 @@ async def test_a_run_waiting_for_a_person_holds_no_place_against_the_limit(
 ) -> None:
     """A chat left waiting for a typed answer must not block the next one (nor a comparison's columns)."""
     settings.CROSSWIRE_MAX_RUNS_PER_USER = 1
-    second = await Conversation.objects.acreate(team_id=conversation.team_id, created_by=alice)
-    headers = await database_sync_to_async(headers_for)(alice)
-    first_chat, second_chat = await open_chat(conversation.pk, headers), await open_chat(second.pk, headers)
-    await first_chat.receive_json_from()
-    await second_chat.receive_json_from()
+    _, first_chat, second_chat = await two_chats(conversation, alice, headers_for)
     waiting = await database_sync_to_async(options)(tools=["search_docs"])
     await first_chat.send_json_to({"type": "send", "text": "/call search_docs", "options": waiting})
     await frames_until(first_chat, "tool.awaiting")
