@@ -415,6 +415,14 @@
       model.value = endpointSelect.options[endpointSelect.selectedIndex].dataset.defaultModel || model.value;
     });
   }
+  // Replay on…: picking an endpoint proposes its default model, as the chat's own endpoint picker does.
+  var replayEndpoint = document.querySelector("[data-testid=replay-endpoint]");
+  if (replayEndpoint) {
+    replayEndpoint.addEventListener("change", function () {
+      var model = document.querySelector("[data-testid=replay-model]");
+      model.value = replayEndpoint.options[replayEndpoint.selectedIndex].dataset.defaultModel || model.value;
+    });
+  }
   document.addEventListener("click", function (event) {
     var eventLine = event.target.closest(".wire-events li");
     if (eventLine) eventLine.classList.toggle("is-open"); // one line per event; click to read it whole

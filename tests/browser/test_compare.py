@@ -138,10 +138,12 @@ async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side
     await page.get_by_test_id("composer").fill('/call get_weather {"city": "Oslo"}')
     await page.keyboard.press("Control+Enter")
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
-    await page.reload()
 
+    # No reload: the menu was on the page before the first message and reads its messages when it opens.
     await page.get_by_test_id("replay-button").click()
+    await expect(page.get_by_test_id("replay-from")).to_contain_text('/call get_weather {"city": "Oslo"}')
     await page.get_by_test_id("replay-endpoint").select_option(label="Simulated Anthropic")
+    await expect(page.get_by_test_id("replay-model")).to_have_value("sim-1")  # the endpoint's default model
     await page.get_by_test_id("replay-submit").click()
     await page.wait_for_url("**/compare/*/")
     columns = page.get_by_test_id("compare-column")
