@@ -101,15 +101,22 @@ async def test_manual_tool_waits_for_the_typed_result(
     await chat.disconnect()
 
 
+async def asked_to_approve(
+    conversation: Conversation, alice: User, headers_for: Headers, text: str
+) -> tuple[Any, dict[str, Any]]:
+    """A socket that sent ``text`` with approvals on, and the approval it is asked for."""
+    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
+    await chat.receive_json_from()
+    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(approve=True)})
+    approval = (await frames_until(chat, "tool.awaiting"))[-1]
+    assert approval["kind"] == "approval"
+    return chat, approval
+
+
 async def test_denied_call_is_answered_with_an_error(
     conversation: Conversation, alice: User, headers_for: Headers
 ) -> None:
-    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
-    await chat.receive_json_from()
-    text = '/call calculator {"expression": "1+1"}'
-    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(approve=True)})
-    awaiting = (await frames_until(chat, "tool.awaiting"))[-1]
-    assert awaiting["kind"] == "approval"
+    chat, awaiting = await asked_to_approve(conversation, alice, headers_for, '/call calculator {"expression": "1+1"}')
     await chat.send_json_to({"type": "approval", "call_id": awaiting["call_id"], "action": "deny", "reason": "No."})
     [result] = of_type(await frames_until(chat, "run.end"), "tool.result")
     assert result == {**result, "content": "No.", "is_error": True, "source": "denied"}
@@ -119,12 +126,7 @@ async def test_denied_call_is_answered_with_an_error(
 async def test_an_approved_hand_answered_call_then_asks_for_its_answer_and_saves_the_edit(
     conversation: Conversation, alice: User, headers_for: Headers
 ) -> None:
-    chat = await open_chat(conversation.pk, await database_sync_to_async(headers_for)(alice))
-    await chat.receive_json_from()
-    text = '/call search_docs {"query": "refunds"}'
-    await chat.send_json_to({"type": "send", "text": text, "options": await chat_options(approve=True)})
-    approval = (await frames_until(chat, "tool.awaiting"))[-1]
-    assert approval["kind"] == "approval"
+    chat, approval = await asked_to_approve(conversation, alice, headers_for, '/call search_docs {"query": "refunds"}')
     edit = '{"query": "refund policy"}'
     approve = {"type": "approval", "call_id": approval["call_id"], "action": "approve", "arguments": edit}
     await chat.send_json_to(approve)
