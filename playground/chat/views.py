@@ -86,6 +86,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
     saved = list(conversation.messages.order_by("position"))
     round_trips = list(light_round_trips(conversation))
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
+    endpoints = list(visible_endpoints(conversation.team))
     return {
         "section": "playground",
         "conversation": conversation,
@@ -93,7 +94,9 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "running": REGISTRY.is_running(conversation.pk),
         "options": options,
         "options_changed": changed_parameters(options),
-        "endpoints": list(visible_endpoints(conversation.team)),
+        "endpoints": endpoints,
+        # Replay on…'s model to start from: this chat's, or (a new chat has none yet) the first endpoint's default.
+        "replay_model": conversation.model or (endpoints[0].default_model if endpoints else ""),
         "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),
         "transcript_messages": with_failures(
             transcript(conversation, saved, {rt.pk: rt for rt in round_trips}), saved, round_trips

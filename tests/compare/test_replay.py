@@ -133,6 +133,7 @@ def test_the_replay_menu_lists_the_messages_sent_since_the_page_loaded(
     client.post(reverse("team-switch"), {"team": team.pk})
     page = client.get(reverse("chat", args=[draft.pk])).content.decode()
     assert 'data-testid="replay-button"' in page and "No message of yours yet" in page
+    assert '<input name="model" value="sim-1" data-testid="replay-model" required>' in page, "a model to start from"
     original = _original(team, alice, simulated, answer="x")
     menu = client.get(reverse("replay-menu", args=[original.pk])).content.decode()
     assert menu.strip() == '<option value="0">/call search_docs {&quot;query&quot;: &quot;refund policy&quot;}</option>'
