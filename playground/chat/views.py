@@ -21,7 +21,7 @@ from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
 from playground.conversations.present import transcript, with_failures
-from playground.teams.access import get_current_team, membership_for
+from playground.teams.access import get_current_team, may_edit, membership_for
 from playground.tools.images import human_size
 from playground.tools.models import Tool
 
@@ -48,18 +48,13 @@ def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
 VIEWER_NOTICE = "You are a viewer in {team}: you can read its conversations but not start one."
 
 
-def _may_start_chats(request: HttpRequest, team: Any) -> bool:
-    membership = membership_for(request.user, team)  # type: ignore[arg-type]
-    return membership is not None and membership.can_edit
-
-
 @require_GET
 @login_required
 def playground(request: HttpRequest) -> HttpResponse:
     """The latest empty chat of this user, or a new one: the playground always opens ready to type. A viewer, who
     cannot run chats, gets the team's conversations instead (and no draft row is made for them)."""
     team = get_current_team(request)
-    if not _may_start_chats(request, team):
+    if not may_edit(request.user, team):  # type: ignore[arg-type]
         messages.info(request, VIEWER_NOTICE.format(team=team.name))
         return redirect("conversations")
     draft = Conversation.objects.filter(team=team, created_by=request.user, messages__isnull=True).first()
@@ -74,7 +69,7 @@ def playground(request: HttpRequest) -> HttpResponse:
 @login_required
 def new_chat(request: HttpRequest) -> HttpResponse:
     team = get_current_team(request)
-    if not _may_start_chats(request, team):
+    if not may_edit(request.user, team):  # type: ignore[arg-type]
         raise PermissionDenied(VIEWER_NOTICE.format(team=team.name))
     conversation = Conversation.objects.create(
         team=team, created_by=request.user, settings=_default_options(request, team)

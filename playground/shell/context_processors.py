@@ -6,7 +6,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from playground.shell.navigation import OTHER_SHORTCUTS, SECTIONS
-from playground.teams.access import get_current_team, membership_for, teams_for
+from playground.teams.access import get_current_team, may_edit, teams_for
 
 
 def shell(request: HttpRequest) -> dict[str, Any]:
@@ -22,10 +22,5 @@ def shell(request: HttpRequest) -> dict[str, Any]:
         context["user_teams"] = list(teams_for(user))
         # Whether this user may start chats and import in the current team (a viewer may not): read only by the
         # pages that show those actions, when they ask (a template calls a callable it is given).
-        context["may_edit_team"] = lambda: _may_edit(user, team)
+        context["may_edit_team"] = lambda: may_edit(user, team)
     return context
-
-
-def _may_edit(user: Any, team: Any) -> bool:
-    membership = membership_for(user, team)
-    return membership is not None and membership.can_edit

@@ -42,6 +42,12 @@ def membership_for(user: AbstractBaseUser, team: Team) -> Membership | None:
     return next(iter(found), None)
 
 
+def may_edit(user: AbstractBaseUser, team: Team) -> bool:
+    """Whether the user may change things in this team: start chats, import, edit its tools (a viewer may not)."""
+    membership = membership_for(user, team)
+    return membership is not None and membership.can_edit
+
+
 def get_current_team(request: HttpRequest) -> Team:
     """The team picked in this session, or the user's personal team when none (or a stale one) is picked."""
     team_id = request.session.get(CURRENT_TEAM_SESSION_KEY)
