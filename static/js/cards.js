@@ -1,12 +1,12 @@
-// The chat's tool call cards: a call's arguments as they stream, their field-by-field check, its result, and the
-// forms that ask a person for an approval or a typed answer. Drawn on the live message while a round trip streams,
-// and on the saved card once the page has it (findCard). Used by chat.js, which owns the socket and the run state.
+// The tool call cards: a call's arguments as they stream, their field-by-field check, its result, and the forms
+// that ask a person for an approval or a typed answer. Drawn on the live message while a round trip streams, and on
+// the saved card once the page has it (findCard). Used by chat.js and by each Compare column (compare.js), which own
+// their socket and run state: a column's cards and questions are the chat's own.
 (function () {
   "use strict";
   var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
 
   // Field by field while the arguments stream: settled and valid, arriving, invalid, or required and not sent yet.
-  // Shared with the compare columns (compare.js), which draw the same cards.
   var FIELD_MARKS = { ok: "✓", streaming: "…", invalid: "✗", missing: "○" };
   function drawFields(card, fields) {
     if (!card.fields) card.fields = card.insertBefore(testid(el("div", "tool-fields"), "tool-fields"), card.args.nextSibling);
@@ -24,12 +24,16 @@
     card.insertBefore(list, card.args.nextSibling);
   }
 
-  // ``state``: chat.js's (its ``cards`` by call id, its ``waiting`` questions); ``send``: a message to the server.
-  window.CrosswireCards = function (state, send) {
+  // ``state``: the owner's ``cards`` by call id and ``waiting`` questions; ``send``: a message to the server;
+  // ``saved()``: the element holding the saved cards (re-read each time: a refresh replaces it); ``changed()``, if
+  // given: told when a question opens or is answered.
+  window.CrosswireCards = function (state, send, saved, changed) {
+    function questionsChanged() { if (changed) changed(); }
     function startCard(rt, frame) {
       var card = testid(el("div", "tool-card"), "tool-call");
       card.dataset.callId = frame.id;
       card.dataset.status = "streaming";
+      card.dataset.name = frame.name;
       var head = card.appendChild(el("div", "tool-card-head"));
       head.appendChild(el("span", "tool-name mono", frame.name));
       card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
@@ -63,7 +67,8 @@
     }
     // The live card of a call, or the saved one the page shows once its round trip is over.
     function findCard(callId) {
-      return state.cards[callId] || document.querySelector('#transcript [data-call-id="' + CSS.escape(callId) + '"]');
+      var holder = saved();
+      return state.cards[callId] || (holder && holder.querySelector('[data-call-id="' + CSS.escape(callId) + '"]'));
     }
     function endCard(rt, frame) {
       var card = rt.calls[frame.index];
@@ -88,6 +93,7 @@
     }
     function onToolResult(frame) {
       delete state.waiting[frame.call_id];
+      questionsChanged();
       var card = findCard(frame.call_id);
       if (!card) return;
       var form = card.querySelector(".tool-answer");
@@ -108,6 +114,11 @@
     }
     function onAwaiting(frame) {
       state.waiting[frame.call_id] = frame;
+      questionsChanged();
+      drawQuestion(frame);
+    }
+    // A question's form on its card; drawn again on the saved card a refresh puts in place of the live one.
+    function drawQuestion(frame) {
       var card = findCard(frame.call_id);
       if (!card) return;
       var asked = card.querySelector(".tool-answer");
@@ -169,7 +180,7 @@
     }
 
     return { startCard: startCard, growCard: growCard, endCard: endCard, onFields: onFields, onCheck: onCheck,
-      onToolResult: onToolResult, onAwaiting: onAwaiting };
+      onToolResult: onToolResult, onAwaiting: onAwaiting, drawQuestion: drawQuestion };
   };
   window.CrosswireCards.drawFields = drawFields;
   window.CrosswireCards.drawProblems = drawProblems;

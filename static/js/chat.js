@@ -24,7 +24,7 @@
     if (window.JsonView) window.JsonView.render(pre, value); else pre.textContent = JSON.stringify(value, null, 2);
     return pre;
   }
-  var cards = window.CrosswireCards(state, send); // cards.js: the tool call cards and the questions on them
+  var cards = window.CrosswireCards(state, send, function () { return document.getElementById("transcript"); }); // cards.js: the tool call cards and the questions on them
 
   // ---- socket ------------------------------------------------------------------------------------------------
   function connect() {
@@ -188,7 +188,7 @@
       refreshers[which] = window.CrosswireDom.refresher(function () { return url; }, target, function () {
         if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
         // Questions still open belong on the saved cards the refresh just drew.
-        if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { cards.onAwaiting(state.waiting[id]); });
+        if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { cards.drawQuestion(state.waiting[id]); });
         if (which === "transcript") live.scrollIntoView({ block: "end" });
         if (which === "panes" && state.running) Object.keys(state.rts).forEach(dropSavedCopy);
       });

@@ -1,10 +1,11 @@
 // Compare: the form that sets up the columns, and a comparison's columns streaming live, one WebSocket each.
-// Each column is an ordinary conversation, so its socket speaks the chat protocol (docs/websocket.md); saved state
-// is server-rendered and refreshed with htmx when a run ends, as on the chat page.
+// Each column is an ordinary conversation, so its socket speaks the chat protocol (docs/websocket.md) and its tool
+// call cards and questions are the chat's own (cards.js); saved state is server-rendered and refreshed with htmx when
+// a run ends, as on the chat page.
 (function () {
   "use strict";
 
-  var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid, pretty = window.CrosswireDom.pretty;
+  var el = window.CrosswireDom.el, testid = window.CrosswireDom.testid;
   var submitOnCtrlEnter = window.CrosswireDom.submitOnCtrlEnter;
   // JSON-equal arguments compare equal whatever their key order or spacing.
   function canonical(text) {
@@ -77,10 +78,11 @@
     this.live = section.querySelector(".compare-live");
     this.stopButton = section.querySelector(".compare-stop");
     this.rts = {};
-    this.cards = {};
-    this.waiting = {};
+    this.state = { cards: {}, waiting: {} }; // the cards' own state (cards.js), replaced when a snapshot redraws
     this.backoff = 500;
     var self = this;
+    this.cards = window.CrosswireCards(this.state, function (message) { self.send(message); },
+      function () { return self.section; }, function () { self.page.waitingChanged(); });
     if (this.stopButton) {
       this.stopButton.addEventListener("click", function () {
         self.stopButton.disabled = true;
@@ -125,10 +127,10 @@
       case "snapshot": this.onSnapshot(frame); break;
       case "rt.start": this.onRoundTripStart(frame); break;
       case "rt.delta": this.onDelta(frame); break;
-      case "tool.fields": this.onFields(frame); break;
-      case "tool.check": this.onCheck(frame); break;
-      case "tool.result": this.onToolResult(frame); break;
-      case "tool.awaiting": this.onAwaiting(frame); break;
+      case "tool.fields": this.cards.onFields(frame); break;
+      case "tool.check": this.cards.onCheck(frame); break;
+      case "tool.result": this.cards.onToolResult(frame); break;
+      case "tool.awaiting": this.cards.onAwaiting(frame); break;
       case "rt.end": this.onRoundTripEnd(frame); break;
       case "status": this.onStatus(frame); break;
       case "run.end": this.onRunEnd(frame); break;
@@ -152,11 +154,11 @@
     if (body && parseInt(body.dataset.messageCount, 10) !== frame.message_count) this.refresh();
     this.live.textContent = "";
     this.rts = {};
-    this.cards = {};
-    this.waiting = {};
+    this.state.cards = {};
+    this.state.waiting = {};
     var self = this;
     frame.frames.forEach(function (f) { self.handle(f); });
-    frame.waiting.forEach(function (f) { self.onAwaiting(f); });
+    frame.waiting.forEach(function (f) { self.cards.onAwaiting(f); });
     this.page.waitingChanged();
   };
   Column.prototype.refresh = function (then) {
@@ -165,16 +167,18 @@
       // By id, not by element: the body a refresh replaces is the one the previous refresh put in.
       var target = "#compare-column-body-" + this.section.dataset.position;
       this.refresher = window.CrosswireDom.refresher(function () { return self.section.dataset.columnUrl; }, target,
-        function () { Object.keys(self.waiting).forEach(function (id) { self.markWaiting(self.waiting[id]); }); });
+        function () { Object.keys(self.state.waiting).forEach(function (id) { self.cards.drawQuestion(self.state.waiting[id]); }); });
     }
     this.refresher(then);
   };
   Column.prototype.onRunEnd = function (frame) {
     var self = this;
     this.onStatus({ status: frame.status, label: frame.label || frame.status, message: frame.message });
-    this.waiting = {};
+    // A run that ended has no question left open: its forms go with it (a Stop while a call waited).
+    this.state.waiting = {};
+    this.section.querySelectorAll(".tool-answer").forEach(function (form) { form.remove(); });
     this.page.waitingChanged();
-    this.refresh(function () { self.live.textContent = ""; self.rts = {}; self.cards = {}; });
+    this.refresh(function () { self.live.textContent = ""; self.rts = {}; self.state.cards = {}; });
     // A card's "differs" mark weighs every column's calls: a column that ended before this one drew its marks
     // without this one's calls, so it is drawn again too (a running column is drawn again at its own end).
     this.page.columns.forEach(function (other) {
@@ -204,98 +208,13 @@
       }
       rt.reasoning.textContent += frame.text;
     } else if (frame.kind === "tool_call_start") {
-      var card = testid(el("div", "tool-card"), "tool-call");
-      card.dataset.callId = frame.id;
-      card.dataset.status = "streaming";
-      card.dataset.name = frame.name;
-      var head = card.appendChild(el("div", "tool-card-head"));
-      head.appendChild(el("span", "tool-name mono", frame.name));
-      card.badge = head.appendChild(el("span", "badge badge-streaming", "streaming"));
-      if (VIA[rt.strategy]) {  // a call read out of the reply text says so, as the saved card does
-        card.dataset.strategy = rt.strategy;
-        testid(card.appendChild(el("div", "tool-via small muted", VIA[rt.strategy])), "tool-call-via");
-      }
-      card.args = testid(card.appendChild(el("pre", "tool-args")), "tool-call-args");
-      card.raw = "";
-      rt.calls[frame.index] = card;
-      this.cards[frame.id] = card;
-      rt.message.appendChild(card);
+      this.cards.startCard(rt, frame);
     } else if (frame.kind === "tool_call_delta") {
-      var growing = rt.calls[frame.index];
-      if (growing) { growing.raw += frame.arguments; growing.args.textContent = growing.raw; }
+      this.cards.growCard(rt, frame);
     } else if (frame.kind === "tool_call_end") {
-      var done = rt.calls[frame.index];
-      if (done) { done.args.textContent = pretty(done.raw || "{}"); this.setBadge(done, "pending", "complete"); }
+      this.cards.endCard(rt, frame);
     } else if (frame.kind === "error") {
       this.showError(frame.error.message);
-    }
-  };
-  Column.prototype.setBadge = function (card, status, label) {
-    var badge = card.badge || card.querySelector(".tool-card-head .badge");
-    card.dataset.status = status;
-    if (badge) { badge.className = "badge badge-" + status; badge.textContent = label || status; }
-  };
-  Column.prototype.findCard = function (callId) {
-    return this.cards[callId] || this.section.querySelector('[data-call-id="' + CSS.escape(callId) + '"]');
-  };
-  var VIA = { prompted: "via prompted JSON", structured: "via structured output" };
-  Column.prototype.onFields = function (frame) { // drawn as the chat's cards are (cards.js)
-    var card = this.cards[frame.call_id];
-    if (card) window.CrosswireCards.drawFields(card, frame.fields);
-  };
-  Column.prototype.onCheck = function (frame) {
-    var card = this.cards[frame.call_id];
-    if (card && !frame.ok) window.CrosswireCards.drawProblems(card, frame.problems);
-  };
-  Column.prototype.onToolResult = function (frame) {
-    delete this.waiting[frame.call_id];
-    this.page.waitingChanged();
-    var card = this.findCard(frame.call_id);
-    if (!card) return;
-    var form = card.querySelector(".tool-answer");
-    if (form) form.remove();
-    this.setBadge(card, frame.source === "denied" ? "denied" : frame.is_error ? "error" : "done");
-    var box = card.appendChild(el("div", "tool-result" + (frame.is_error ? " is-error" : "")));
-    var label = box.appendChild(el("span", "tool-result-label", frame.is_error ? "Error result " : "Result "));
-    label.appendChild(el("span", "muted", "· " + frame.source));
-    var images = window.CrosswireImages; // a result of content parts: its text, and its images as thumbnails
-    box.appendChild(el("pre", null, images ? images.textOf(frame.content) : String(frame.content)));
-    var row = images && images.imagesRow(frame.content, "message-image");
-    if (row) box.appendChild(row);
-  };
-  Column.prototype.onAwaiting = function (frame) {
-    this.waiting[frame.call_id] = frame;
-    this.markWaiting(frame);
-    this.page.waitingChanged();
-  };
-  Column.prototype.markWaiting = function (frame) {
-    var card = this.findCard(frame.call_id);
-    if (!card) return;
-    var asked = card.querySelector(".tool-answer");
-    if (asked && asked.dataset.kind === frame.kind) return; // drawn already
-    if (asked) asked.remove(); // approved, and now its answer is asked for (a hand-answered tool)
-    this.setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
-    var self = this;
-    var form = card.appendChild(el("form", "tool-answer"));
-    form.dataset.kind = frame.kind;
-    if (frame.kind === "manual") {
-      var input = testid(form.appendChild(el("textarea")), "tool-result-input");
-      input.rows = 2;
-      input.placeholder = "The result this tool returns…";
-      var send = testid(form.appendChild(el("button", "button button-primary button-small", "Send result")), "tool-result-send");
-      send.type = "submit";
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        self.send({ type: "tool_result", call_id: frame.call_id, content: input.value, is_error: false });
-      });
-      submitOnCtrlEnter(input, form);
-    } else {
-      var approve = testid(form.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
-      approve.type = "submit";
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        self.send({ type: "approval", call_id: frame.call_id, action: "approve", arguments: frame.arguments });
-      });
     }
   };
   Column.prototype.onRoundTripEnd = function (frame) {
@@ -334,8 +253,8 @@
   Page.prototype.waitingChanged = function () {
     var groups = {};
     this.columns.forEach(function (column) {
-      Object.keys(column.waiting).forEach(function (id) {
-        var frame = column.waiting[id];
+      Object.keys(column.state.waiting).forEach(function (id) {
+        var frame = column.state.waiting[id];
         if (frame.kind !== "manual") return;
         var key = frame.name + " " + canonical(frame.arguments);
         (groups[key] = groups[key] || { name: frame.name, args: frame.arguments, waits: [] }).waits.push([column, id]);

@@ -1,5 +1,5 @@
 """A person's part in a run, in a real browser: approving a call, typing its answer, stopping while one is asked,
-and a page reloaded while a round trip streams."""
+a replayed column asking the same questions as the chat, and a page reloaded while a round trip streams."""
 
 from __future__ import annotations
 
@@ -75,6 +75,41 @@ async def test_a_stop_while_an_answer_is_asked_takes_the_question_away(signed_in
         await expect(card).to_have_attribute("data-status", "unanswered")
         await page.reload()
         await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+
+
+async def test_a_replayed_column_asks_for_approval_as_the_chat_does(signed_in: Page) -> None:
+    """A replay keeps the chat's settings, "Approve before running" too: its column offers the chat's whole
+    approval (edit, deny), and shows the edit it ran with."""
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await set_approval(page, True)
+    try:
+        await approve_in_a_replayed_column(page)
+    finally:
+        await page.goto("/")
+        await leave_approval_off(page)
+
+
+async def approve_in_a_replayed_column(page: Page) -> None:
+    await send(page, "Simulated OpenAI", '/call get_weather {"city": "Oslo"}')
+    await expect(page.get_by_test_id("approve")).to_be_visible(timeout=15_000)
+    await page.get_by_test_id("approve").click()
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.get_by_test_id("replay-button").click()
+    await page.get_by_test_id("replay-endpoint").select_option(label="Simulated Anthropic")
+    await page.get_by_test_id("replay-submit").click()
+    await page.wait_for_url("**/compare/*/")
+    column = page.get_by_test_id("compare-column").nth(1)
+    await expect(column.get_by_test_id("deny")).to_be_visible(timeout=20_000)
+    await column.get_by_test_id("approval-arguments").fill('{"city": "Bergen"}')
+    await column.get_by_test_id("approve").click()
+    await expect(column.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(column.get_by_test_id("approval-arguments")).to_have_count(0)
+    for _ in range(2):  # as drawn when the column's run ended, and after a reload
+        card = column.get_by_test_id("tool-call").first
+        await expect(card.get_by_test_id("tool-call-args")).to_contain_text('"city": "Oslo"')
+        await expect(card.get_by_test_id("tool-call-edited")).to_contain_text('"city": "Bergen"')
+        await page.reload()
 
 
 async def test_a_page_reloaded_mid_stream_shows_the_round_trip_once(signed_in: Page) -> None:
