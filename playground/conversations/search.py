@@ -19,6 +19,7 @@ from django.http import QueryDict
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from playground.compare.models import Comparison, ComparisonRun
 from playground.conversations.models import Conversation
 from playground.conversations.search_index import facets_key
 from playground.review.models import Label, Verdict
@@ -44,6 +45,7 @@ class ListQuery:
     until: str = ""
     label: str = ""
     verdict: str = ""  # a verdict kind (review.Verdict.Kind), or "any": conversations a reviewer judged so
+    repeats: str = ""  # "hide": a comparison's repeats left out, its first run of each column kept
     sort: str = "recent"
     after: str = ""  # the keyset cursor of the last row of the previous page
 
@@ -66,10 +68,20 @@ class ListQuery:
         return "?" + query.urlencode()
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a conversation came from, or went, in Compare: shown beside its title, linked to the comparison."""
+
+    comparison_id: int
+    label: str
+    title: str
+
+
 @dataclass
 class Row:
     conversation: Conversation
     snippet: SafeString | str = ""
+    origin: Origin | None = None
 
 
 @dataclass
@@ -89,7 +101,8 @@ def search_conversations(team_id: int, query: ListQuery) -> ListPage:
     rows = _ordered(rows, query.sort if query.q or query.sort != "relevance" else "recent", full_text)
     rows = _after(rows, query, full_text)
     found = list(rows[: PAGE_SIZE + 1])
-    page = ListPage([Row(c, _snippet(c, query.q)) for c in found[:PAGE_SIZE]], full_text=full_text)
+    origins = comparison_origins([c.pk for c in found[:PAGE_SIZE]])
+    page = ListPage([Row(c, _snippet(c, query.q), origins.get(c.pk)) for c in found[:PAGE_SIZE]], full_text=full_text)
     if len(found) > PAGE_SIZE:
         page.next_url = query.url_for_next(_cursor(found[PAGE_SIZE - 1], query, full_text))
     return page
@@ -113,6 +126,8 @@ def _filtered(team_id: int, query: ListQuery) -> QuerySet[Conversation]:
         rows = rows.filter(created_at__date__lte=until)
     if query.label:
         rows = rows.filter(labels__name=query.label)
+    if query.repeats == "hide":
+        rows = rows.exclude(comparison_runs__repeat__gt=0)
     if query.verdict:
         judged = Verdict.objects.filter(conversation=OuterRef("pk"))
         if query.verdict != "any":
@@ -122,6 +137,24 @@ def _filtered(team_id: int, query: ListQuery) -> QuerySet[Conversation]:
     verdicts = Verdict.objects.filter(conversation=OuterRef("pk")).order_by().values("conversation")
     total = verdicts.annotate(n=Count("pk")).values("n")
     return rows.annotate(verdict_total=Coalesce(Subquery(total), 0))
+
+
+def comparison_origins(conversation_ids: list[int]) -> dict[int, Origin]:
+    """One read for the page: each conversation's part in its newest comparison (a column, a repeat, a replay)."""
+    origins: dict[int, Origin] = {}
+    runs = ComparisonRun.objects.filter(conversation_id__in=conversation_ids).select_related("comparison")
+    for run in runs.order_by("-comparison__created_at", "-comparison_id"):
+        if run.conversation_id in origins:
+            continue
+        comparison = run.comparison
+        if comparison.kind == Comparison.Kind.REPLAY:
+            label = "replay" if run.position else "replayed"
+        else:
+            label = f"compare · column {run.position + 1}"
+            if comparison.repeat > 1:
+                label += f" · run {run.repeat + 1} of {comparison.repeat}"
+        origins[run.conversation_id] = Origin(comparison.pk, label, str(comparison))
+    return origins
 
 
 def _day(text: str) -> date | None:

@@ -281,3 +281,34 @@ def test_the_list_says_when_each_conversation_changed_in_words(client: Client, a
     assert "just now" in html, "a conversation changed in the last minute is not '0 minutes ago'"
     assert "0\xa0minutes ago" not in html and "0 minutes ago" not in html
     assert "3\xa0hours, 5\xa0minutes ago" in html
+
+
+def test_a_comparisons_conversations_say_their_part_and_its_repeats_can_be_hidden(
+    client: Client, alice: User, team: Team
+) -> None:
+    """Compare's columns and repeats are ordinary conversations with one title: each row says which column and run
+    it is, and links to its comparison; the filter keeps each column's first run only."""
+    from playground.compare.models import Comparison, ComparisonRun
+
+    chat = make(team, alice, "A chat of its own")
+    compared = Comparison.objects.create(team=team, created_by=alice, title="Weather", repeat=2)
+    runs = {}
+    for position, repeat in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        runs[position, repeat] = run = make(team, alice, "Weather")
+        ComparisonRun.objects.create(comparison=compared, position=position, repeat=repeat, conversation=run)
+    replayed = Comparison.objects.create(team=team, created_by=alice, title="Replay of chat", kind="replay")
+    replay = make(team, alice, "Replay: A chat of its own")
+    ComparisonRun.objects.create(comparison=replayed, position=0, conversation=chat)
+    ComparisonRun.objects.create(comparison=replayed, position=1, conversation=replay)
+
+    html = listing(client, alice, team)
+    compare_url = reverse("comparison", args=[compared.pk])
+    assert f'href="{compare_url}" data-testid="conversation-origin"' in html
+    assert "compare · column 2 · run 2 of 2" in html
+    assert "compare · column 1 · run 1 of 2" in html
+    assert f'href="{reverse("comparison", args=[replayed.pk])}" data-testid="conversation-origin"' in html
+    assert ">replayed</a>" in html and ">replay</a>" in html
+    assert len(titles(html)) == 6
+
+    kept = set(titles(listing(client, alice, team, repeats="hide")))
+    assert kept == {str(c.pk) for c in (chat, replay, runs[0, 0], runs[1, 0])}
