@@ -39,6 +39,11 @@ def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
     previous = Conversation.objects.filter(team=team, created_by=request.user).exclude(settings={}).first()
     if previous is not None:
         return dict(previous.settings)
+    return _first_chat_options(team)
+
+
+def _first_chat_options(team: Any) -> dict[str, Any]:
+    """What a person's first chat starts from: the OpenAI-format simulator, its default model, every team tool."""
     endpoint = visible_endpoints(team).filter(team__isnull=True, format="openai-chat").first()
     tools = list(Tool.objects.filter(team=team).values_list("name", flat=True))
     model = endpoint.default_model if endpoint else ""
@@ -141,6 +146,19 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
         await sync_to_async(messages.error)(request, str(exc))
     else:
         await sync_to_async(messages.success)(request, "Retrying from the last complete message.")
+    return redirect("chat", pk=pk)
+
+
+@require_POST
+@login_required
+def reset_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    """Back to a first chat's settings: a new chat copies the last one's, so what was set once stays until reset."""
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    if not can_edit:
+        raise PermissionDenied("Viewers can read this conversation's settings but not change them.")
+    conversation.settings = _first_chat_options(conversation.team)
+    conversation.save(update_fields=["settings", "updated_at"])  # the latest: the one a new chat copies
+    messages.success(request, "Settings reset to a first chat's: the next new chat starts from them too.")
     return redirect("chat", pk=pk)
 
 

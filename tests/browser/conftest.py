@@ -95,9 +95,20 @@ async def sign_in(page: Page, username: str, password: str) -> None:
     await page.wait_for_url(lambda url: "/login/" not in url)
 
 
+async def reset_chat_settings(page: Page) -> None:
+    """Signed in, the page is on the account's draft chat. A new chat copies the last one's settings, so a test
+    would start from whatever the test before it set (a strategy, approvals): Reset puts a first chat's back."""
+    await page.wait_for_url("**/c/*/")
+    token = next(c["value"] for c in await page.context.cookies() if c["name"] == "csrftoken")
+    response = await page.request.post(page.url + "settings/reset/", headers={"X-CSRFToken": token}, max_redirects=0)
+    assert response.status == 302, await response.text()
+    await page.reload()
+
+
 @pytest.fixture
 async def signed_in(page: Page, console_errors: list[str], daphne_server: DemoServer) -> AsyncIterator[Page]:
     await sign_in(page, daphne_server.username, daphne_server.password)
+    await reset_chat_settings(page)
     yield page
     assert console_errors == []
 

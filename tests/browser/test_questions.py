@@ -127,3 +127,18 @@ async def test_a_page_reloaded_mid_stream_shows_the_round_trip_once(signed_in: P
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=30_000)
     await expect(page.locator("#panes #rt-1")).to_have_count(1)
     await expect(page.locator("[id=rt-1]")).to_have_count(1)
+
+
+async def test_reset_takes_the_carried_over_settings_away(signed_in: Page) -> None:
+    page = signed_in
+    await set_approval(page, True)
+    await page.locator("input[name=max_tokens]").fill("8")
+    await send(page, "Simulated OpenAI", "/text carried")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.get_by_test_id("new-chat").click()
+    await expect(page.get_by_test_id("options-changed")).to_contain_text("approve before running")
+    await page.locator("details.more-options summary").click()
+    await page.get_by_test_id("options-reset").click()
+    await expect(page.locator(".flash")).to_contain_text("Settings reset")
+    await expect(page.get_by_test_id("options-changed")).to_have_count(0)
+    await expect(page.get_by_test_id("approve-toggle")).not_to_be_checked()

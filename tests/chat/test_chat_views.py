@@ -311,6 +311,26 @@ def test_the_folded_drawer_says_which_settings_differ_from_a_first_chats(client:
     assert said[: said.index("</span>")].endswith("· max tokens 8 · approve before running")
 
 
+def test_reset_brings_a_first_chats_settings_back_for_this_chat_and_the_next(client: Client, alice: User) -> None:
+    """A new chat copies the last one's settings; Reset is the way back, and the next new chat starts from it."""
+    team = ensure_personal_team(alice)
+    client.force_login(alice)
+    first = Conversation.objects.get(pk=int(client.get("/").url.rstrip("/").rsplit("/", 1)[1]))
+    defaults = dict(first.settings)
+    carried = {**defaults, "approve": True, "max_tokens": 8, "strategy": "prompted", "tools": []}
+    changed = Conversation.objects.create(team=team, created_by=alice, settings=carried)
+    assert 'data-testid="options-reset"' in client.get(f"/c/{changed.pk}/").content.decode()
+    response = client.post(f"/c/{changed.pk}/settings/reset/")
+    assert response.status_code == 302 and response.url == f"/c/{changed.pk}/"
+    changed.refresh_from_db()
+    assert changed.settings == defaults
+    html = client.get(f"/c/{changed.pk}/").content.decode()
+    assert 'data-testid="options-changed"' not in html
+    assert "Settings reset to a first chat&#x27;s" in html
+    newer = client.post("/c/new/")
+    assert Conversation.objects.get(pk=int(newer.url.rstrip("/").rsplit("/", 1)[1])).settings == defaults
+
+
 def test_a_viewer_reads_the_settings_but_cannot_change_them(
     client: Client, team: Team, alice: User, carol: User
 ) -> None:
@@ -321,3 +341,4 @@ def test_a_viewer_reads_the_settings_but_cannot_change_them(
         html = client.get(f"/c/{conversation.pk}/").content.decode()
         fieldset = html[html.index('class="options-fieldset"') :]
         assert (" disabled " in fieldset[: fieldset.index(">")]) is disabled, user
+        assert ('data-testid="options-reset"' in html) is not disabled, user

@@ -449,6 +449,12 @@ CASES: list[Case] = [
         MEMBERS,
     ),
     Case(
+        "reset a chat's settings",
+        "chat-settings-reset",
+        post(lambda w: f"{_conversation(w)}/settings/reset/"),
+        (LOGIN, NOT_FOUND, DENIED, TO_CHAT, TO_CHAT),
+    ),
+    Case(
         "retry from here (plain form)",
         "chat-retry",
         post(lambda w: f"{_conversation(w)}/retry/"),
