@@ -235,15 +235,22 @@
     internal.appendChild(paneTitle("Internal", "request"));
     internal.appendChild(jsonBlock(frame.request));
     internal.appendChild(paneTitle("Internal", "events"));
-    pane.internalEvents = internal.appendChild(el("ol", "wire-events mono"));
+    pane.internalEvents = internal.appendChild(eventList("Internal events"));
     var wire = testid(cols.appendChild(el("div", "pane")), "pane-wire");
     wire.appendChild(paneTitle("Wire", "request"));
     wire.appendChild(el("div", "wire-line mono small", frame.wire_request.method + " " + frame.wire_request.url));
     wire.appendChild(jsonBlock(frame.wire_request.body));
     wire.appendChild(paneTitle("Wire", "raw events"));
-    pane.wireEvents = wire.appendChild(el("ol", "wire-events mono"));
+    pane.wireEvents = wire.appendChild(eventList("Raw events"));
     pane.started = performance.now();
     return pane;
+  }
+  // One tab stop per list, read with the arrow keys and Enter (events.js), as the saved panes' lists are.
+  function eventList(label) {
+    var list = el("ol", "wire-events mono");
+    list.tabIndex = 0;
+    list.setAttribute("aria-label", label + ": arrow keys to move, Enter to read one whole");
+    return list;
   }
   function paneTitle(side, what) {
     var title = el("h3", "pane-title", side + " ");
@@ -424,8 +431,6 @@
     });
   }
   document.addEventListener("click", function (event) {
-    var eventLine = event.target.closest(".wire-events li");
-    if (eventLine) eventLine.classList.toggle("is-open"); // one line per event; click to read it whole
     var link = event.target.closest("[data-show-rt]");
     if (!link) return;
     var pane = document.getElementById("rt-" + link.dataset.showRt);
