@@ -31,5 +31,5 @@ OTHER_SHORTCUTS = (
     ("t", "Switch between light and dark theme"),
     ("Esc", "Close dialogs"),
     ("Ctrl/⌘ Enter", "Send what you are typing: a message, a tool's answer, a comment"),
-    ("↑ ↓ Enter", "In a round trip's events (Tab to reach them): move, and read one whole"),
+    ("↑ ↓ Enter", "In a round trip's events and JSON (Tab to reach them): move, open, fold (← →)"),
 )

@@ -53,6 +53,7 @@
     var details = document.createElement("details");
     details.open = depth < OPEN_DEPTH;
     var summary = document.createElement("summary");
+    if (depth > 0) summary.tabIndex = -1; // one tab stop per tree, its root: the arrow keys move inside (see below)
     summary.appendChild(span("j-punct", open));
     var noun = (isArray ? " item" : " key") + (keys.length === 1 ? "" : "s");
     summary.appendChild(span("j-fold", "\u00a0" + keys.length + noun + "\u00a0" + close)); // one line, never broken
@@ -150,6 +151,29 @@
     if (target) copy(target.getAttribute("data-copy"), target);
     var lazy = event.target.closest("[data-copy-url]");
     if (lazy) copyFrom(lazy.getAttribute("data-copy-url"), lazy);
+  });
+  // A tree read from the keyboard, as trees are: ↑ ↓ move between the folds on screen, → unfolds (or goes into an
+  // open one), ← folds (or goes up to its parent), Enter or Space toggle (the summary's own behaviour).
+  function shown(tree) {
+    return Array.prototype.filter.call(tree.querySelectorAll("summary"), function (s) { return s.getClientRects().length > 0; });
+  }
+  document.addEventListener("keydown", function (event) {
+    var summary = event.target instanceof Element && event.target.closest(".json-tree summary");
+    if (!summary || event.ctrlKey || event.metaKey || event.altKey) return;
+    var details = summary.parentElement, tree = summary.closest(".json-tree"), next = null;
+    var all = shown(tree), at = all.indexOf(summary);
+    if (event.key === "ArrowDown") next = all[at + 1];
+    else if (event.key === "ArrowUp") next = all[at - 1];
+    else if (event.key === "Home") next = all[0];
+    else if (event.key === "End") next = all[all.length - 1];
+    else if (event.key === "ArrowRight") {
+      if (!details.open) details.open = true; else next = all[at + 1] && details.contains(all[at + 1]) ? all[at + 1] : null;
+    } else if (event.key === "ArrowLeft") {
+      var parent = details.parentElement.closest(".json-tree details");
+      if (details.open) details.open = false; else if (parent) next = parent.querySelector(":scope > summary");
+    } else return;
+    event.preventDefault();
+    if (next) { next.tabIndex = -1; next.focus(); }
   });
   document.addEventListener("DOMContentLoaded", function () { renderAll(); });
   document.addEventListener("htmx:afterSwap", function (event) { renderAll(event.target); });

@@ -53,3 +53,29 @@ async def test_a_raw_event_opens_with_a_click_on_the_review_page(signed_in: Page
     line = signed_in.locator("#review-rt-0 [data-testid=wire-event]").first
     await line.click()
     await expect(line).to_have_class("is-open")
+
+
+async def test_a_json_tree_is_one_tab_stop_folded_and_walked_with_the_arrow_keys(signed_in: Page) -> None:
+    page = signed_in
+    await send(page, "Simulated OpenAI", '/call get_weather {"city": "Oslo"}')
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    tree = page.locator("#panes #rt-0 [data-testid=pane-internal] .json-tree").first
+    summaries = tree.locator("summary")
+    assert await summaries.count() > 3, "the internal request has nested objects"
+    await expect(summaries.nth(1)).to_have_attribute("tabindex", "-1")  # the root alone is a tab stop
+    root = summaries.first
+    await root.focus()
+    await page.keyboard.press("ArrowDown")
+    second = summaries.nth(1)
+    await expect(second).to_be_focused()
+    folded = second.locator("xpath=..")
+    await expect(folded).to_have_attribute("open", "")
+    await page.keyboard.press("ArrowLeft")  # folds it
+    await expect(folded).not_to_have_attribute("open", "")
+    await page.keyboard.press("ArrowRight")  # unfolds it
+    await expect(folded).to_have_attribute("open", "")
+    await page.keyboard.press("ArrowLeft")
+    await page.keyboard.press("ArrowLeft")  # folded already: up to its parent, the root
+    await expect(root).to_be_focused()
+    await page.keyboard.press("ArrowUp")  # nothing above the root: it stays
+    await expect(root).to_be_focused()
