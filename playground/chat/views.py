@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from playground.chat.options import ChatOptions, changed_parameters
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
+from playground.compare.models import Comparison
 from playground.compare.replay import replay_points
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
@@ -87,6 +88,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
     round_trips = list(light_round_trips(conversation))
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
     endpoints = list(visible_endpoints(conversation.team))
+    comparisons = [run.comparison for run in conversation.comparison_runs.select_related("comparison")]
     return {
         "section": "playground",
         "conversation": conversation,
@@ -108,8 +110,17 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "max_image_label": human_size(settings.CROSSWIRE_MAX_IMAGE_BYTES),
         "max_images": settings.CROSSWIRE_MAX_IMAGES,
         "replay_points": replay_points(conversation),
-        "comparisons": [run.comparison for run in conversation.comparison_runs.select_related("comparison")],
+        "comparisons": comparisons,
+        "composer_text": _unsent_column_text(saved, comparisons),
     }
+
+
+def _unsent_column_text(saved: list[Any], comparisons: list[Comparison]) -> str:
+    """A Compare column that never ran (refused at its start, or its repeat not run) opens with the comparison's
+    message in the composer: Continue in playground then means sending it, not typing it again."""
+    if saved:
+        return ""
+    return next((str(c.settings.get("text") or "") for c in comparisons if c.kind == Comparison.Kind.COMPARE), "")
 
 
 @require_GET

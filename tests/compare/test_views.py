@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from playground.compare.models import Comparison
 from playground.compare.service import create_comparison
@@ -126,3 +127,19 @@ def test_stop_all_is_offered_only_while_a_column_has_something_left_to_run(
     assert "hidden" not in stop_all(), "its columns have not run yet"
     Conversation.objects.filter(comparison_runs__comparison=comparison).update(status="done")
     assert "hidden" in stop_all(), "every column is done: nothing to stop"
+
+
+def test_a_column_that_never_ran_opens_in_the_playground_with_its_message_ready(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    """A column refused at its start has no message: Continue in playground puts the comparison's in the composer."""
+    comparison = _comparison(team, alice, simulated)
+    column = comparison.runs.get(position=1).conversation
+    Conversation.objects.filter(pk=column.pk).update(status="error", status_message="Refused.")
+    html = signed_in(client, alice, team).get(reverse("chat", args=[column.pk])).content.decode()
+    composer = html[html.index('data-testid="composer"') :]
+    text = escape(str(comparison.settings["text"]))
+    assert composer[composer.index(">") + 1 : composer.index("</textarea>")] == text
+    other = Conversation.objects.create(team=team, created_by=alice, settings={"model": "sim-1"})
+    plain = client.get(reverse("chat", args=[other.pk])).content.decode()
+    assert '"></textarea>' in plain[plain.index('data-testid="composer"') :], "a chat of its own opens empty"
