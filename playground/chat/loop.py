@@ -222,7 +222,9 @@ class ToolLoop:
         call itself keeps the model's (what it sent is part of the record)."""
         check = check_arguments(tool.parameters, arguments)
         if not check.ok:
-            self.invalid_attempts[tool.name] += 1
+            # A person's invalid edit is run as given (trying the model on a tool error is an experiment too), but
+            # it is not the model's attempt: it neither uses up the model's retries nor numbers its next try.
+            self.invalid_attempts[tool.name] += 0 if edited else 1
             text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
             result = ToolResult(text, True, "validation")
         else:
@@ -243,7 +245,8 @@ class ToolLoop:
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
         # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).
-        attempt = self.invalid_attempts[call["function"]["name"]] + (0 if result.source == "validation" else 1)
+        counted = result.source == "validation" and "edited_arguments" not in (result.meta or {})
+        attempt = self.invalid_attempts[call["function"]["name"]] + (0 if counted else 1)
         try:
             await self.hooks.on_tool_result(call, result, attempt=attempt)
         except asyncio.CancelledError:

@@ -157,6 +157,16 @@ async def test_edited_arguments_that_fail_the_schema_say_which_ran() -> None:
     assert result.meta == {"edited_arguments": '{"city": 42}'}
 
 
+async def test_an_invalid_edit_is_not_counted_as_the_models_attempt() -> None:
+    """The person's invalid edit runs and fails as given, but the model's retries are its own: with none allowed,
+    an edit that fails does not end the run as if the model had used up its tries."""
+    recorder = Recorder(decisions=[Decision("approve", arguments='{"city": 42}')])
+    settings = LoopSettings(approve_before_running=True, max_invalid_retries=0)
+    outcome = await loop('/call get_weather {"city": "Paris"}', [WEATHER], recorder, settings=settings).run()
+    assert [(r.source, attempt) for _, r, attempt in recorder.results] == [("validation", 1)]
+    assert (outcome.status, outcome.round_trips) == ("done", 2)
+
+
 async def test_arguments_approved_unchanged_are_not_marked_edited() -> None:
     recorder = Recorder(decisions=[Decision("approve", arguments='{"expression": "1+1"}')])
     settings = LoopSettings(approve_before_running=True)
