@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -213,7 +214,7 @@ class ToolLoop:
             if decision.action == "deny":
                 reason = decision.reason or "The user denied this tool call."
                 return await self._deliver(call, ToolResult(reason, True, "denied"))
-            if decision.arguments is not None and decision.arguments != arguments:
+            if decision.arguments is not None and not _same_json(decision.arguments, arguments):
                 return await self._run_tool(call, tool, decision.arguments, edited=True)
         return await self._run_tool(call, tool, arguments)
 
@@ -257,6 +258,16 @@ class ToolLoop:
 
     def _exhausted(self, name: str) -> bool:
         return self.invalid_attempts[name] > self.settings.max_invalid_retries
+
+
+def _same_json(edited: str, arguments: str) -> bool:
+    """The approval form shows the arguments pretty-printed: approved untouched, they differ only in spacing."""
+    if edited == arguments:
+        return True
+    try:
+        return bool(json.loads(edited) == json.loads(arguments))
+    except ValueError:
+        return False
 
 
 def _name_error_finish(result: StreamResult) -> None:

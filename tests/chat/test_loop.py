@@ -167,8 +167,10 @@ async def test_an_invalid_edit_is_not_counted_as_the_models_attempt() -> None:
     assert (outcome.status, outcome.round_trips) == ("done", 2)
 
 
-async def test_arguments_approved_unchanged_are_not_marked_edited() -> None:
-    recorder = Recorder(decisions=[Decision("approve", arguments='{"expression": "1+1"}')])
+@pytest.mark.parametrize("approved", ['{"expression": "1+1"}', '{\n  "expression": "1+1"\n}'])
+async def test_arguments_approved_unchanged_are_not_marked_edited(approved: str) -> None:
+    """Untouched in the form, which shows them pretty-printed: only the spacing differs, and no edit is claimed."""
+    recorder = Recorder(decisions=[Decision("approve", arguments=approved)])
     settings = LoopSettings(approve_before_running=True)
     await loop('/call calculator {"expression": "1+1"}', [CALC], recorder, settings=settings).run()
     assert recorder.results[0][1].meta is None
