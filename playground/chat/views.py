@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -16,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from playground.chat.options import ChatOptions, changed_parameters
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
-from playground.compare.models import Comparison
+from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.replay import replay_points
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
@@ -37,10 +38,17 @@ def _get_conversation_for_user(request: HttpRequest, pk: int) -> tuple[Conversat
 
 def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
     """A new chat starts from the settings of the user's last one, else the simulator and every team tool."""
-    previous = Conversation.objects.filter(team=team, created_by=request.user).exclude(settings={}).first()
+    previous = _own_chats(team, request.user).exclude(settings={}).first()
     if previous is not None:
         return dict(previous.settings)
     return _first_chat_options(team)
+
+
+def _own_chats(team: Any, user: Any) -> QuerySet[Conversation]:
+    """The person's own chats, newest first: not the conversations Compare made for its columns and replays, whose
+    settings are a comparison's and whose empty repeats are not drafts to type into."""
+    made = ComparisonRun.objects.filter(Q(comparison__kind=Comparison.Kind.COMPARE) | Q(position__gt=0))
+    return Conversation.objects.filter(team=team, created_by=user).exclude(pk__in=made.values("conversation_id"))
 
 
 def _first_chat_options(team: Any) -> dict[str, Any]:
@@ -63,7 +71,7 @@ def playground(request: HttpRequest) -> HttpResponse:
     if not may_edit(request.user, team):  # type: ignore[arg-type]
         messages.info(request, VIEWER_NOTICE.format(team=team.name))
         return redirect("conversations")
-    draft = Conversation.objects.filter(team=team, created_by=request.user, messages__isnull=True).first()
+    draft = _own_chats(team, request.user).filter(messages__isnull=True).first()
     if draft is None:
         draft = Conversation.objects.create(
             team=team, created_by=request.user, settings=_default_options(request, team)

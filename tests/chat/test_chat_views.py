@@ -162,6 +162,31 @@ def test_new_chat_copies_the_last_settings(client: Client, alice: User) -> None:
     assert created.settings["model"] == "sim-deepseek"
 
 
+def test_a_comparisons_conversations_are_neither_drafts_nor_settings_to_copy(client: Client, alice: User) -> None:
+    """Compare makes one conversation per column and repeat, and a replay a copy: none of them is a chat of the
+    person's own, so the playground neither opens an unrun repeat as its draft nor copies a column's settings."""
+    from playground.compare.models import Comparison, ComparisonRun
+
+    team = ensure_personal_team(alice)
+    own = Conversation.objects.create(team=team, created_by=alice, settings={"endpoint_id": 5, "model": "mine"})
+    Message.objects.create(conversation=own, position=0, role="user", data={"role": "user", "content": "hi"})
+    compared = Comparison.objects.create(team=team, created_by=alice, title="Weather")
+    replayed = Comparison.objects.create(team=team, created_by=alice, title="Replay", kind="replay")
+    made = [
+        (compared, 0, Conversation.objects.create(team=team, created_by=alice, settings={"model": "column"})),
+        (replayed, 0, own),
+        (replayed, 1, Conversation.objects.create(team=team, created_by=alice, settings={"model": "replay"})),
+    ]
+    for comparison, position, conversation in made:
+        ComparisonRun.objects.create(comparison=comparison, position=position, conversation=conversation)
+    client.force_login(alice)
+    draft = Conversation.objects.get(pk=int(client.get("/")["Location"].strip("/").split("/")[-1]))
+    assert draft.pk not in {conversation.pk for _, _, conversation in made}, "an unrun column is not a draft"
+    assert draft.settings["model"] == "mine", "a replayed chat is still the person's own"
+    created = client.post("/c/new/")
+    assert Conversation.objects.get(pk=int(created["Location"].strip("/").split("/")[-1])).settings["model"] == "mine"
+
+
 def test_keyless_endpoints_get_a_placeholder_the_sdks_accept(team: Team) -> None:
     from playground.endpoints.models import Endpoint
 
