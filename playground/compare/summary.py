@@ -135,8 +135,13 @@ def _dollars(amount: Decimal) -> str:
 
 
 def _errors(conversation: Conversation, trips: list[RoundTrip]) -> list[str]:
-    errors = [f"{t.error.get('type', 'error')}: {t.error.get('message', '')}" for t in trips if t.error]
+    """Each round trip's error, and the run's own when it says something else: a run that ended on a round trip's
+    error repeats its message, often with more after it ("… Retry after 1 s."), and is not listed twice."""
+    failures = [t.error for t in trips if t.error]
+    errors = [f"{e.get('type', 'error')}: {e.get('message', '')}" for e in failures]
+    said = conversation.status_message
     failed = conversation.status in (Conversation.Status.ERROR, Conversation.Status.INTERRUPTED)
-    if failed and conversation.status_message and not any(conversation.status_message in e for e in errors):
-        errors.append(conversation.status_message)
+    messages = [str(e.get("message") or "") for e in failures]
+    if failed and said and not any(m and (m in said or said in m) for m in messages):
+        errors.append(said)
     return errors

@@ -229,3 +229,38 @@ async def test_ctrl_enter_in_the_message_runs_every_column(signed_in: Page) -> N
     for i in range(3):
         status = page.get_by_test_id("compare-column").nth(i).get_by_test_id("run-status")
         await expect(status).to_have_attribute("data-status", "done", timeout=30_000)
+
+
+# Per column: what reaches past the column's right edge, and by how many pixels (nothing when everything fits).
+OVERFLOW = """() => Array.from(document.querySelectorAll("[data-testid=compare-column]")).map((column) => {
+  const edge = column.getBoundingClientRect().right;
+  return Array.from(column.querySelectorAll("*")).filter((e) => e.getBoundingClientRect().right > edge + 0.5)
+    .map((e) => `${e.tagName}.${e.className} +${Math.round(e.getBoundingClientRect().right - edge)}`);
+})"""
+
+
+async def test_four_columns_keep_their_cards_and_errors_inside(signed_in: Page) -> None:
+    """Long call ids, a provider's error with a URL, and a waiting answer form stay inside their column."""
+    page = signed_in
+    await page.goto("/compare/")
+    await page.locator("#compare-add-column").click()
+    setups = page.get_by_test_id("compare-column-setup")
+    columns_set = [("Simulated Anthropic", "sim-1"), ("Simulated Gemini", "sim-429"), ("Simulated OpenAI", "sim-1")]
+    for i, (endpoint, model) in enumerate(columns_set, start=1):
+        await setups.nth(i).get_by_test_id("compare-endpoint-select").select_option(label=endpoint)
+        await setups.nth(i).get_by_test_id("compare-model-input").fill(model)
+    await page.locator("input[name=tools][value=search_docs]").check()
+    await run_all(page, '/call search_docs {"query": "a rather long query about refunds and returns"}')
+    columns = page.get_by_test_id("compare-column")
+    await expect(columns.nth(0).get_by_test_id("tool-result-input")).to_be_visible(timeout=20_000)
+    await expect(columns.nth(2).get_by_test_id("run-status")).to_have_attribute("data-status", "error", timeout=20_000)
+    assert await page.evaluate(OVERFLOW) == [[], [], [], []], "while a column waits for an answer"
+    await page.get_by_test_id("compare-stop-all").click()
+    for i in range(4):
+        await expect(columns.nth(i).get_by_test_id("run-status")).not_to_have_attribute("data-status", "waiting")
+    await page.reload()
+    await expect(columns.nth(2).get_by_test_id("error").first).to_be_visible()
+    assert await page.evaluate(OVERFLOW) == [[], [], [], []], "as saved"
+    assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "the summary fits"
+    await page.set_viewport_size({"width": 800, "height": 900})
+    assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")

@@ -93,6 +93,11 @@ async def test_a_failing_column_does_not_stop_the_others(team: Team, alice: User
     assert cut_trip is not None and not cut_trip.complete
     await database_sync_to_async(add_batched)([cut_trip])
     assert cut_trip.wire_events, "what arrived is kept"
+    # The run ended on the round trip's error and says it again, with its retry-after: one error, listed once.
+    assert "Retry after" in rate_limited.status_message
+    context = await database_sync_to_async(comparison_context)(comparison, True, QueryDict())
+    errors = context["columns"][0].summary.errors
+    assert len(errors) == 1 and errors[0].startswith("rate_limit: "), errors
 
 
 async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finish(
