@@ -154,8 +154,12 @@
   });
   // A tree read from the keyboard, as trees are: ↑ ↓ move between the folds on screen, → unfolds (or goes into an
   // open one), ← folds (or goes up to its parent), Enter or Space toggle (the summary's own behaviour).
+  // The folds on screen: a summary whose enclosing folds are all open (one inside a folded branch still has a box).
   function shown(tree) {
-    return Array.prototype.filter.call(tree.querySelectorAll("summary"), function (s) { return s.getClientRects().length > 0; });
+    return Array.prototype.filter.call(tree.querySelectorAll("summary"), function (s) {
+      var outer = s.parentElement.parentElement.closest("details:not([open])");
+      return !outer || !tree.contains(outer);
+    });
   }
   document.addEventListener("keydown", function (event) {
     var summary = event.target instanceof Element && event.target.closest(".json-tree summary");

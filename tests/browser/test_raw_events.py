@@ -79,3 +79,14 @@ async def test_a_json_tree_is_one_tab_stop_folded_and_walked_with_the_arrow_keys
     await expect(root).to_be_focused()
     await page.keyboard.press("ArrowUp")  # nothing above the root: it stays
     await expect(root).to_be_focused()
+    # Down through every fold on screen, past the folded ones' insides, to the last: End goes there at once.
+    on_screen = await tree.evaluate(
+        "(t) => Array.from(t.querySelectorAll('summary')).filter((s) => !s.parentElement.parentElement.closest('details:not([open])')).length"
+    )
+    for _ in range(on_screen - 1):
+        await page.keyboard.press("ArrowDown")
+    last = await page.evaluate("() => document.activeElement.textContent")
+    await root.focus()
+    await page.keyboard.press("End")
+    assert await page.evaluate("() => document.activeElement.textContent") == last
+    assert await page.evaluate("() => document.activeElement !== document.activeElement.closest('.json-tree').querySelector('summary')")
