@@ -15,6 +15,11 @@ from tests.helpers import manage
 
 pytestmark = pytest.mark.browser
 
+# How many folds of a tree are on screen: those with no folded fold around them.
+ON_SCREEN = """(tree) => Array.from(tree.querySelectorAll("summary"))
+  .filter((s) => !s.parentElement.parentElement.closest("details:not([open])")).length"""
+NOT_THE_ROOT = """() => document.activeElement !== document.activeElement.closest(".json-tree").querySelector("summary")"""
+
 
 async def test_the_raw_events_are_one_tab_stop_read_with_the_arrow_keys(signed_in: Page) -> None:
     page = signed_in
@@ -80,13 +85,11 @@ async def test_a_json_tree_is_one_tab_stop_folded_and_walked_with_the_arrow_keys
     await page.keyboard.press("ArrowUp")  # nothing above the root: it stays
     await expect(root).to_be_focused()
     # Down through every fold on screen, past the folded ones' insides, to the last: End goes there at once.
-    on_screen = await tree.evaluate(
-        "(t) => Array.from(t.querySelectorAll('summary')).filter((s) => !s.parentElement.parentElement.closest('details:not([open])')).length"
-    )
+    on_screen = await tree.evaluate(ON_SCREEN)
     for _ in range(on_screen - 1):
         await page.keyboard.press("ArrowDown")
     last = await page.evaluate("() => document.activeElement.textContent")
     await root.focus()
     await page.keyboard.press("End")
     assert await page.evaluate("() => document.activeElement.textContent") == last
-    assert await page.evaluate("() => document.activeElement !== document.activeElement.closest('.json-tree').querySelector('summary')")
+    assert await page.evaluate(NOT_THE_ROOT)
