@@ -18,7 +18,8 @@ pytestmark = pytest.mark.browser
 # How many folds of a tree are on screen: those with no folded fold around them.
 ON_SCREEN = """(tree) => Array.from(tree.querySelectorAll("summary"))
   .filter((s) => !s.parentElement.parentElement.closest("details:not([open])")).length"""
-NOT_THE_ROOT = """() => document.activeElement !== document.activeElement.closest(".json-tree").querySelector("summary")"""
+NOT_THE_ROOT = """() => document.activeElement
+  !== document.activeElement.closest(".json-tree").querySelector("summary")"""
 
 
 async def test_the_raw_events_are_one_tab_stop_read_with_the_arrow_keys(signed_in: Page) -> None:
