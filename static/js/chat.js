@@ -338,6 +338,10 @@
       Object.keys(fields).forEach(function (name) { card.appendChild(el("div", "small", name + ": " + fields[name].join(" "))); });
     }
     live.appendChild(card);
+    // In sight, above the composer, which stays at the bottom of the window and would cover a card just under it.
+    var form = document.getElementById("composer-form");
+    card.style.scrollMarginBottom = (form ? form.offsetHeight : 0) + 16 + "px";
+    card.scrollIntoView({ block: "nearest" });
   }
 
   // ---- composer and settings ---------------------------------------------------------------------------------

@@ -72,4 +72,15 @@ async def test_a_message_over_the_limit_is_refused_and_kept(signed_in: Page) -> 
     await page.keyboard.press("Control+Enter")
     await expect(page.get_by_test_id("error").last).to_contain_text("This message is 1.0 MiB; the limit is 512 KiB.")
     assert len(await page.get_by_test_id("composer").input_value()) == len(text)
+    # In sight: not below the window, nor under the composer, which stays at the window's bottom.
+    await page.set_viewport_size({"width": 1280, "height": 480})
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    await page.keyboard.press("Control+Enter")
+    await expect(page.get_by_test_id("error")).to_have_count(2)
+    card, composer = (
+        await page.get_by_test_id("error").last.bounding_box(),
+        await page.locator("#composer-form").bounding_box(),
+    )
+    assert card is not None and composer is not None
+    assert 0 <= card["y"] and card["y"] + card["height"] <= composer["y"] + 1, (card, composer)
     await expect(page.get_by_test_id("run-status")).not_to_have_attribute("data-status", "running")
