@@ -17,6 +17,12 @@
       if (f.message) chip.title = f.message;
     });
   }
+  // Whether the person is typing somewhere (another question, Compare's answer for all, a message not sent yet): a
+  // question that arrives then does not take the focus away. The composer just sent from is empty: it gives it up.
+  function typing() {
+    var active = document.activeElement;
+    return !!active && active.matches("textarea, input[type=text], input:not([type])") && active.value !== "";
+  }
   // A finished call's problems with its schema, under its arguments.
   function drawProblems(card, problems) {
     var list = el("ul", "tool-problems");
@@ -154,7 +160,7 @@
       });
       input.addEventListener("input", function () { form.dataset.confirmEmpty = ""; hint.textContent = ""; });
       window.CrosswireDom.submitOnCtrlEnter(input, form);
-      setTimeout(function () { input.focus(); }, 0);
+      setTimeout(function () { if (!typing()) input.focus(); }, 0);
       return form;
     }
     function approvalForm(frame) {

@@ -260,18 +260,28 @@
         (groups[key] = groups[key] || { name: frame.name, args: frame.arguments, waits: [] }).waits.push([column, id]);
       });
     });
-    var shared = Object.keys(groups).map(function (k) { return groups[k]; }).filter(function (g) { return g.waits.length > 1; });
+    var shared = Object.keys(groups).filter(function (k) { return groups[k].waits.length > 1; });
+    // Drawn again whenever a column starts or stops waiting: what was typed for a call stays, and so does the focus.
+    var typed = {}, focused = null;
+    this.bar.querySelectorAll("form").forEach(function (form) {
+      var input = form.querySelector("textarea");
+      typed[form.dataset.key] = input.value;
+      if (document.activeElement === input) focused = form.dataset.key;
+    });
     this.bar.textContent = "";
     this.bar.hidden = !shared.length;
     var bar = this.bar;
-    shared.forEach(function (group) {
+    shared.forEach(function (key) {
+      var group = groups[key];
       var form = bar.appendChild(el("form", "compare-answer-group"));
+      form.dataset.key = key;
       var head = form.appendChild(el("div"));
       head.appendChild(el("strong", null, group.waits.length + " columns wait for "));
       head.appendChild(el("span", "mono", group.name + " " + canonical(group.args)));
       var input = testid(form.appendChild(el("textarea")), "compare-answer-all-input");
       input.rows = 2;
       input.placeholder = "One result, sent to each of them…";
+      input.value = typed[key] || "";
       var button = testid(form.appendChild(el("button", "button button-primary button-small", "Answer all " + group.waits.length)),
         "compare-answer-all-send");
       button.type = "submit";
@@ -283,6 +293,7 @@
         });
         button.disabled = true;
       });
+      if (focused === key) input.focus();
     });
   };
 
