@@ -55,3 +55,19 @@ async def test_the_filters_panel_opens_inside_the_window_with_its_fields_drawn(s
     select = await page.get_by_test_id("filter-tool").bounding_box()
     assert since is not None and select is not None
     assert abs(since["height"] - select["height"]) < 2, "the date fields are drawn like the menus beside them"
+
+
+async def test_the_list_and_the_navigation_fit_a_narrow_window(signed_in: Page) -> None:
+    """At 800 px the navigation keeps one row and a wide table scrolls in its own box, not the page."""
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await page.get_by_test_id("composer").fill('/call get_weather {"city": "Ouagadougou", "unit": "fahrenheit"}')
+    await page.keyboard.press("Control+Enter")
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await page.set_viewport_size({"width": 800, "height": 800})
+    for path in ("/conversations/", "/compare/", "/"):
+        await page.goto(path)
+        assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
+        links = page.locator(".nav .nav-link")
+        tops = {round((await links.nth(i).bounding_box() or {"y": -1})["y"]) for i in range(await links.count())}
+        assert len(tops) == 1, f"{path}: the navigation wraps onto {len(tops)} rows"
