@@ -23,10 +23,15 @@ COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 DEFAULT_COLOR = "#6366f1"
 
 
-def save_verdict(*, conversation: Conversation, author: Any, call_id: str, kind: str, note: str) -> Verdict:
-    """The reviewer's verdict on the call: the first save makes it, later ones change it."""
+def save_verdict(*, conversation: Conversation, author: Any, call_id: str, kind: str, note: str) -> Verdict | None:
+    """The reviewer's verdict on the call: the first save makes it, later ones change it, and going back to no
+    verdict (the menu's first entry) withdraws it: None."""
+    mine = Verdict.objects.filter(conversation=conversation, call_id=call_id, author=author)
+    if kind == "" and mine.exists():
+        mine.delete()
+        return None
     if kind not in Verdict.Kind.values:
-        raise Refused("Pick a verdict.")
+        raise Refused("Pick a verdict: a note goes with one.")
     note = note.strip()
     if len(note) > MAX_NOTE:
         raise Refused(f"A note holds at most {MAX_NOTE:,} characters.")

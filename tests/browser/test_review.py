@@ -132,3 +132,26 @@ async def test_a_share_link_opens_signed_out_until_revoked(signed_in: Page, new_
     refused = await stranger.goto(url)
     assert refused is not None and refused.status == 410
     await expect(stranger.get_by_test_id("link-gone")).to_contain_text("This link was revoked")
+
+
+async def test_a_refused_action_is_told_beside_its_form_and_a_verdict_can_be_withdrawn(
+    signed_in: Page, setup: int, console_errors: list[str]
+) -> None:
+    page = signed_in
+    await open_review(page, setup)
+    composer = page.locator("form:has([data-testid=comment-input])").first
+    await composer.get_by_test_id("comment-input").fill("   ")
+    await composer.get_by_test_id("comment-submit").click()
+    await expect(composer.locator(".form-error")).to_have_text("Write something first.")
+    await expect(page.get_by_test_id("review")).to_be_visible()  # the page is still there, not the refusal alone
+    # The browser's and htmx's own lines for the refusal (a 400), and nothing else.
+    refused = [e for e in console_errors if "400" in e and "/comments/post/" in e]
+    assert refused and len(refused) == len(console_errors), console_errors
+    console_errors.clear()
+
+    card = page.locator(f'[data-testid="tool-call"][data-call-id="{CALLS["good"]}"]')
+    await card.get_by_test_id("verdict-select").select_option("right")
+    await expect(card.get_by_test_id("verdict")).to_have_count(1)
+    await card.get_by_test_id("verdict-select").select_option("")  # back to "Your verdict…": withdrawn
+    await expect(card.get_by_test_id("verdict")).to_have_count(0)
+    await expect(page.get_by_test_id("review")).to_be_visible()

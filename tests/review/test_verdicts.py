@@ -63,8 +63,19 @@ def test_each_reviewer_has_their_own_verdict_on_a_call(
 def test_a_verdict_needs_a_kind_and_a_real_call(reviewed: Conversation, carol: User, client_for: Clients) -> None:
     client = client_for(carol)
     missing_kind = judge(client, reviewed, CALLS["good"], "")
-    assert missing_kind.status_code == 400 and missing_kind.content == b"Pick a verdict."
+    assert missing_kind.status_code == 400 and missing_kind.content == b"Pick a verdict: a note goes with one."
     assert judge(client, reviewed, CALLS["good"], "brilliant").status_code == 400
     assert judge(client, reviewed, "call_elsewhere", "right").status_code == 404
     assert judge(client, reviewed, CALLS["good"], "other", "x" * 2001).status_code == 400
     assert not Verdict.objects.exists()
+
+
+def test_going_back_to_no_verdict_withdraws_the_reviewers_own(
+    reviewed: Conversation, alice: User, carol: User, client_for: Clients
+) -> None:
+    judge(client_for(alice), reviewed, CALLS["good"], "right")
+    client = client_for(carol)
+    judge(client, reviewed, CALLS["good"], "wrong_tool", "why this one?")
+    withdrawn = judge(client, reviewed, CALLS["good"], "")
+    assert withdrawn.status_code == 200 and 'data-author="carol"' not in withdrawn.content.decode()
+    assert [(v.author.username, v.kind) for v in Verdict.objects.all()] == [("alice", "right")], "only carol's goes"

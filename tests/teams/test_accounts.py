@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from playground.shell.navigation import SECTIONS, Section
@@ -78,6 +78,10 @@ def test_shell_sends_the_csrf_token_with_every_htmx_request(client: Client, alic
     match = re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"([^\"]+)\"\}'", html)
     assert match, "CSRF token missing from hx-headers on <body>"
     assert '<script src="/static/django_htmx/htmx-2.min.js" defer></script>' in html
+    # Never django-htmx's debug helper, even when DEBUG is on (./scripts/run): it would swap a refused action's
+    # plain-text reply in for the whole page, where the pages show it beside the form that was refused.
+    with override_settings(DEBUG=True):
+        assert "django-htmx.js" not in client.get(reverse("team")).content.decode()
 
 
 def test_placeholder_sections_describe_what_is_coming(client: Client, alice: User) -> None:
