@@ -105,9 +105,22 @@ def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict)
         "chart_height": max(len(stats), 1) * 28,
         "axis_ms": axis_ms,
         "busy": any(c.running for c in columns) or _any_busy(comparison, runs),
+        "waiting_repeats": _waiting_repeats(columns, runs),
         "results_url": reverse("comparison-results", args=[comparison.pk]),
         **diff_context(comparison, query, runs),
     }
+
+
+def _waiting_repeats(columns: list[Any], runs: dict[int, list[Conversation]]) -> list[tuple[str, int, int]]:
+    """The later runs waiting for a person's answer: (column label, run number, conversation id). The columns show
+    each column's first run only, so without a word these would wait unseen until their question timed out."""
+    labels = {column.position: column.label for column in columns}
+    return [
+        (labels[position], repeat + 1, conversation.pk)
+        for position, conversations in runs.items()
+        for repeat, conversation in enumerate(conversations)
+        if repeat > 0 and conversation.status == Conversation.Status.WAITING
+    ]
 
 
 PENDING_FOR = timedelta(minutes=10)  # a repeat not started by then never will be (its runner is gone)

@@ -143,3 +143,21 @@ def test_a_column_that_never_ran_opens_in_the_playground_with_its_message_ready(
     other = Conversation.objects.create(team=team, created_by=alice, settings={"model": "sim-1"})
     plain = client.get(reverse("chat", args=[other.pk])).content.decode()
     assert '"></textarea>' in plain[plain.index('data-testid="composer"') :], "a chat of its own opens empty"
+
+
+def test_a_later_run_waiting_for_an_answer_is_pointed_to_from_the_results(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    """The columns show each column's first run: a later run that waits for a person must be found from the page."""
+    columns = [(simulated["Simulated OpenAI"], "sim-1"), (simulated["Simulated Anthropic"], "sim-1")]
+    comparison = create_comparison(team, alice, plan(columns, repeat=2))
+    results = reverse("comparison-results", args=[comparison.pk])
+    signed_in(client, alice, team)
+    assert 'data-testid="compare-repeats-waiting"' not in client.get(results).content.decode()
+    waiting = comparison.runs.get(position=1, repeat=1).conversation
+    Conversation.objects.filter(pk=waiting.pk).update(status="waiting")
+    html = client.get(results).content.decode()
+    notice = html[html.index('data-testid="compare-repeats-waiting"') :]
+    notice = notice[: notice.index("</div>")]
+    assert "run 2 of Simulated Anthropic" in notice
+    assert f'href="{reverse("chat", args=[waiting.pk])}"' in notice
