@@ -27,15 +27,21 @@ class Agreement:
     # tool itself): the cards and fields the page highlights.
     differing_calls: dict[int, dict[int, list[str]]]
     left_out: int = 0  # columns with no round trip to compare (refused, or not run yet)
+    running: int = 0  # compared columns still at work: what they called so far may change
+    called: bool = True  # at least one compared column called a tool
 
     @property
     def headline(self) -> str:
         if self.compared < 2:
             return "Run at least two columns to compare their tool calls."
-        if self.agree:
+        if self.agree and not self.called:
+            said = f"None of the {self.compared} columns called a tool."
+        elif self.agree:
             said = f"All {self.compared} columns called the same tools with JSON-equal arguments."
         else:
             said = f"The columns differ in {len(self.differences)} place{'s' if len(self.differences) != 1 else ''}."
+        if self.running:  # the calls of a column at work are not all in yet
+            said = f"So far: {said[0].lower()}{said[1:]} {self.running} still running."
         if self.left_out:  # "all" must not read as every column of the page
             said += f" {self.left_out} column{'s' if self.left_out != 1 else ''} without a round trip left out."
         return said
@@ -50,7 +56,15 @@ def agreement(columns: list[ColumnSummary]) -> Agreement:
         for column, calls in zip(compared, sequences, strict=True):
             if difference.index < len(calls):
                 differing.setdefault(column.position, {})[difference.index] = difference.fields
-    return Agreement(len(compared), not differences, differences, differing, len(columns) - len(compared))
+    return Agreement(
+        len(compared),
+        not differences,
+        differences,
+        differing,
+        len(columns) - len(compared),
+        running=sum(1 for c in compared if c.running),
+        called=any(sequences),
+    )
 
 
 def _compare_at(index: int, sequences: list[list[CallSummary]]) -> Difference | None:

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from playground.compare.agreement import consistency
 from playground.compare.summary import ColumnSummary
+from playground.conversations.models import Conversation
 
 CHART_WIDTH = 300  # px of the latency axis in the small chart
+ENDED = (Conversation.Status.DONE, Conversation.Status.LIMIT)
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,9 @@ class Bar:
 
 
 def repeat_stats(position: int, label: str, repeats: list[ColumnSummary]) -> RepeatStats:
-    finished = [r for r in repeats if r.round_trips and not r.running]
+    # Runs that ended as a run ends (done, or at a limit): a stopped or failed run's calls and time say nothing of
+    # the model's consistency or speed.
+    finished = [r for r in repeats if r.round_trips and r.conversation.status in ENDED]
     latencies = sorted(r.total_ms for r in finished if r.total_ms is not None)
     return RepeatStats(
         position,

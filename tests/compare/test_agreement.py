@@ -28,3 +28,31 @@ def test_columns_that_differ_say_where_and_name_the_fields() -> None:
     assert not result.agree and result.headline == "The columns differ in 1 place."
     assert [(d.kind, d.fields) for d in result.differences] == [("arguments", ["city"])]
     assert result.differing_calls == {0: {0: ["city"]}, 1: {0: ["city"]}}
+
+
+def test_columns_that_called_nothing_or_still_run_are_not_said_to_agree_on_calls() -> None:
+    quiet = agreement([column(0), column(1)])
+    assert quiet.headline == "None of the 2 columns called a tool."
+    weather = ("get_weather", {"city": "Paris"})
+    busy = column(1, weather)
+    busy.conversation.status = Conversation.Status.RUNNING
+    so_far = agreement([column(0, weather), busy])
+    assert so_far.headline == (
+        "So far: all 2 columns called the same tools with JSON-equal arguments. 1 still running."
+    )
+
+
+def test_a_stopped_or_failed_repeat_counts_neither_for_consistency_nor_for_time() -> None:
+    from playground.compare.repeats import repeat_stats
+
+    runs = []
+    for status, city, total in (("done", "Paris", 100.0), ("done", "Paris", 300.0), ("stopped", "Oslo", 5.0)):
+        run = column(0, ("get_weather", {"city": city}))
+        run.conversation.status, run.total_ms = status, total
+        runs.append(run)
+    failed = column(0)
+    failed.conversation.status = "error"
+    stats = repeat_stats(0, "Simulated OpenAI · sim-1", [*runs, failed])
+    assert (stats.runs, stats.finished) == (4, 2)
+    assert stats.agreement_percent == "100%"
+    assert (stats.latency_min, stats.latency_max) == (100.0, 300.0)
