@@ -78,7 +78,8 @@ def summarize(position: int, conversation: Conversation) -> ColumnSummary:
     summary = ColumnSummary(position, conversation, round_trips=len(trips))
     if trips:
         summary.ttfb_ms = trips[0].ttfb_ms
-        summary.total_ms = sum(t.total_ms or 0 for t in trips)
+        timed = [t.total_ms for t in trips if t.total_ms is not None]  # a round trip in flight has no time yet
+        summary.total_ms = sum(timed) if timed else None
         summary.stop_said, summary.stop_mapped = trips[-1].raw_finish_reason, trips[-1].finish_reason
     summary.calls = column_calls(conversation)
     summary.tokens = _tokens(trips)
