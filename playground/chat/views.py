@@ -23,7 +23,7 @@ from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
 from playground.conversations.present import transcript, with_failures
-from playground.teams.access import get_current_team, may_edit, membership_for
+from playground.teams.access import follow_team, get_current_team, may_edit, membership_for
 from playground.tools.images import human_size
 from playground.tools.models import Tool
 
@@ -135,6 +135,7 @@ def _unsent_column_text(saved: list[Any], comparisons: list[Comparison]) -> str:
 @login_required
 def chat(request: HttpRequest, pk: int) -> HttpResponse:
     conversation, can_edit = _get_conversation_for_user(request, pk)
+    follow_team(request, conversation.team)
     return render(request, "chat/page.html", _context(request, conversation, can_edit))
 
 

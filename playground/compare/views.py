@@ -26,7 +26,7 @@ from playground.compare.service import (
     start_comparison,
 )
 from playground.conversations.models import Conversation
-from playground.teams.access import get_current_team, membership_for
+from playground.teams.access import follow_team, get_current_team, membership_for
 from playground.tools.models import Tool
 
 
@@ -110,6 +110,7 @@ def _comparison_for(request: HttpRequest, pk: int) -> tuple[Comparison, bool]:
 @login_required
 def comparison_page(request: HttpRequest, pk: int) -> HttpResponse:
     comparison, can_edit = _comparison_for(request, pk)
+    follow_team(request, comparison.team)
     return render(request, "compare/comparison.html", pages.comparison_context(comparison, can_edit, request.GET))
 
 

@@ -19,6 +19,7 @@ from playground.review.mentions import mark_all_seen, mark_seen, unseen_for
 from playground.review.models import Verdict
 from playground.review.present import timeline
 from playground.review.sharing import EXPIRY_CHOICES, links_of
+from playground.teams.access import follow_team
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -132,6 +133,7 @@ def shares_context(reviewer: Reviewer, **extra: Any) -> dict[str, Any]:
 @login_required
 def review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     reviewer = reviewer_for(request.user, pk)
+    follow_team(request, reviewer.conversation.team)
     mark_seen(request.user, reviewer.conversation)  # everything pinned here is on the page now
     return render(request, "review/page.html", page_context(request, reviewer))
 

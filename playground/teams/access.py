@@ -58,6 +58,13 @@ def get_current_team(request: HttpRequest) -> Team:
     return ensure_personal_team(request.user)
 
 
+def follow_team(request: HttpRequest, team: Team) -> None:
+    """Opening a page of a team's own (a conversation, a comparison) makes it the current team, as the header and
+    its actions then say: a New chat from there starts in that team, not in the one picked before."""
+    if request.session.get(CURRENT_TEAM_SESSION_KEY) != team.pk and membership_for(request.user, team) is not None:
+        request.session[CURRENT_TEAM_SESSION_KEY] = team.pk
+
+
 def set_current_team(request: HttpRequest, team: Team) -> None:
     if membership_for(request.user, team) is None:
         raise TeamError("You are not a member of that team.")

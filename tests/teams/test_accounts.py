@@ -171,3 +171,21 @@ def test_setup_demo_refuses_when_debug_is_off(settings: SettingsWrapper, django_
     with pytest.raises(CommandError, match="DEBUG is off"):
         run_setup_demo()
     assert not django_user_model.objects.filter(username="demo").exists()
+
+
+def test_opening_another_teams_conversation_makes_it_the_current_team(client: Client, alice: User) -> None:
+    """The header names the team whose page is open, and a New chat from there starts in that team."""
+    from playground.conversations.models import Conversation
+    from playground.teams.access import ensure_personal_team
+
+    guild = Team.objects.create(name="Guild")
+    Membership.objects.create(user=alice, team=guild, role=Role.EDITOR)
+    theirs = Conversation.objects.create(team=guild, created_by=None, title="Guild chat")
+    client.force_login(alice)
+    assert client.get(reverse("team")).context["current_team"] == ensure_personal_team(alice)
+    for page in (reverse("chat", args=[theirs.pk]), f"/c/{theirs.pk}/review/"):
+        client.post(reverse("team-switch"), {"team": ensure_personal_team(alice).pk})
+        assert client.get(page).status_code == 200
+        assert client.get(reverse("team")).context["current_team"] == guild, page
+    created = client.post(reverse("chat-new"))
+    assert Conversation.objects.get(pk=int(created["Location"].strip("/").split("/")[-1])).team == guild
