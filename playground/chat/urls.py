@@ -9,6 +9,7 @@ urlpatterns = [
     path("c/new/", views.new_chat, name="chat-new"),
     path("c/<int:pk>/", views.chat, name="chat"),
     path("c/<int:pk>/retry/", views.retry, name="chat-retry"),
+    path("c/<int:pk>/settings/", views.save_settings, name="chat-settings-save"),
     path("c/<int:pk>/settings/reset/", views.reset_settings, name="chat-settings-reset"),
     path("c/<int:pk>/transcript/", views.transcript_partial, name="chat-transcript"),
     path("c/<int:pk>/panes/", views.panes_partial, name="chat-panes"),

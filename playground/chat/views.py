@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -10,11 +11,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from playground.chat.options import ChatOptions, changed_parameters
+from playground.chat.options import ChatOptions, changed_parameters, parse_options
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
@@ -167,6 +168,28 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         await sync_to_async(messages.success)(request, "Retrying from the last complete message.")
     return redirect("chat", pk=pk)
+
+
+@require_POST
+@login_required
+def save_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    """The settings as the person leaves them, saved as they change and not only with the next message: a new chat
+    copies the last one's, so a box unticked and never sent with must not come back. Checked by the chat's rules; a
+    form caught half-typed (an empty model) is not saved and the last valid settings stay. That is an answer, not a
+    failed request (``saved: false``): the page saves in the background, and the next message says what is wrong."""
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    if not can_edit:
+        raise PermissionDenied("Viewers can read this conversation's settings but not change them.")
+    try:
+        payload = json.loads(request.body or b"{}")
+    except ValueError:
+        payload = None
+    options, problems = parse_options(payload) if isinstance(payload, dict) else (None, {"": ["Send the settings."]})
+    if options is None:
+        return JsonResponse({"saved": False, "errors": problems})
+    conversation.settings = options.to_dict()
+    conversation.save(update_fields=["settings", "updated_at"])  # the latest: the one a new chat copies
+    return JsonResponse({"saved": True, "changed": changed_parameters(conversation.settings)})
 
 
 @require_POST

@@ -412,6 +412,41 @@
   var optionsForm = document.getElementById("chat-options");
   // The settings are sent with each message; the form itself is never submitted (Enter in a field must not reload).
   if (optionsForm) optionsForm.addEventListener("submit", function (event) { event.preventDefault(); });
+  // Saved as they change, not only with the next message: a new chat starts from them. One save at a time, and a
+  // change made meanwhile is saved once it lands, so the last state wins. A form caught half-typed is refused by the
+  // server and the last valid settings stay; the drawer's summary says what now differs.
+  var saving = false, dirty = false;
+  if (optionsForm && !optionsForm.querySelector("fieldset:disabled")) {
+    optionsForm.addEventListener("change", function () {
+      dirty = true;
+      if (!saving) saveOptions();
+    });
+  }
+  function saveOptions() {
+    saving = true;
+    dirty = false;
+    var token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"];
+    fetch(root.dataset.settingsUrl, {
+      method: "POST", credentials: "same-origin", body: JSON.stringify(options()),
+      headers: { "Content-Type": "application/json", "X-CSRFToken": token }
+    }).then(function (response) { return response.ok ? response.json() : null; }).then(function (saved) {
+      if (saved && saved.saved && !dirty) showChanged(saved.changed);
+    }).catch(function () {}).then(function () { // offline: the settings still go with the next message
+      saving = false;
+      if (dirty) saveOptions();
+    });
+  }
+  function showChanged(changed) {
+    var summary = optionsForm.querySelector("details.more-options > summary");
+    var said = summary && summary.querySelector("[data-testid=options-changed]");
+    if (!summary) return;
+    if (!changed.length) { if (said) said.remove(); return; }
+    if (!said) {
+      summary.appendChild(document.createTextNode(" "));
+      said = summary.appendChild(testid(el("span", "muted small"), "options-changed"));
+    }
+    said.textContent = "· " + changed.join(" · ");
+  }
   var endpointSelect = document.getElementById("opt-endpoint");
   function showFormat() {
     var label = document.getElementById("wire-format");

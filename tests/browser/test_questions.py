@@ -142,3 +142,17 @@ async def test_reset_takes_the_carried_over_settings_away(signed_in: Page) -> No
     await expect(page.locator(".flash")).to_contain_text("Settings reset")
     await expect(page.get_by_test_id("options-changed")).to_have_count(0)
     await expect(page.get_by_test_id("approve-toggle")).not_to_be_checked()
+
+
+async def test_a_setting_changed_and_never_sent_is_kept_for_the_next_chat(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await set_approval(page, True)
+    await expect(page.get_by_test_id("options-changed")).to_have_text("· approve before running")  # said at once
+    await page.reload()
+    await expect(page.get_by_test_id("approve-toggle")).to_be_checked()  # saved, with no message sent
+    await set_approval(page, False)
+    await expect(page.get_by_test_id("options-changed")).to_have_count(0)
+    await page.get_by_test_id("new-chat").click()
+    await expect(page.get_by_test_id("options-changed")).to_have_count(0)
+    await expect(page.get_by_test_id("approve-toggle")).not_to_be_checked()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from playground.chat.options import ChatOptions
 from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.teams.access import ensure_personal_team
 
@@ -354,6 +355,27 @@ def test_reset_brings_a_first_chats_settings_back_for_this_chat_and_the_next(cli
     assert "Settings reset to a first chat&#x27;s" in html
     newer = client.post("/c/new/")
     assert Conversation.objects.get(pk=int(newer.url.rstrip("/").rsplit("/", 1)[1])).settings == defaults
+
+
+def test_settings_are_saved_as_they_change_and_a_half_typed_form_is_refused(client: Client, alice: User) -> None:
+    """A box unticked and never sent with a message is what the next new chat starts from."""
+    team = ensure_personal_team(alice)
+    client.force_login(alice)
+    chat = Conversation.objects.get(pk=int(client.get("/").url.rstrip("/").rsplit("/", 1)[1]))
+    url = f"/c/{chat.pk}/settings/"
+    changed = {**ChatOptions(endpoint_id=1, model="sim-1").to_dict(), "approve": True, "max_tokens": 8}
+    saved = client.post(url, changed, content_type="application/json")
+    assert saved.json() == {"saved": True, "changed": ["max tokens 8", "approve before running"]}
+    half_typed = client.post(url, {**changed, "model": "", "approve": False}, content_type="application/json")
+    assert half_typed.json()["saved"] is False and "model" in half_typed.json()["errors"]
+    assert client.post(url, "not json", content_type="application/json").json()["saved"] is False
+    chat.refresh_from_db()
+    assert chat.settings["approve"] is True and chat.settings["max_tokens"] == 8, "the last valid settings stay"
+    unticked = client.post(url, {**changed, "approve": False}, content_type="application/json")
+    assert unticked.json() == {"saved": True, "changed": ["max tokens 8"]}
+    newer = client.post("/c/new/")
+    assert Conversation.objects.get(pk=int(newer.url.rstrip("/").rsplit("/", 1)[1])).settings["approve"] is False
+    assert team.pk == chat.team_id
 
 
 def test_a_viewer_reads_the_settings_but_cannot_change_them(

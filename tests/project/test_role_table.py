@@ -449,6 +449,13 @@ CASES: list[Case] = [
         MEMBERS,
     ),
     Case(
+        "save a chat's settings",
+        "chat-settings-save",
+        post(lambda w: f"{_conversation(w)}/settings/"),
+        # Editors are let through, then told the (empty) settings are not valid: nothing is saved.
+        (LOGIN, NOT_FOUND, DENIED, OK, OK),
+    ),
+    Case(
         "reset a chat's settings",
         "chat-settings-reset",
         post(lambda w: f"{_conversation(w)}/settings/reset/"),
