@@ -142,6 +142,8 @@ def diff_context(
     runs = runs if runs is not None else _runs(comparison)
     positions = list(runs)
     a, b = _pick(query.get("a"), positions, 0), _pick(query.get("b"), positions, 1)
+    if b == a:  # a column against itself says nothing: the other side is the next column
+        b = next((p for p in positions if p != a), None)
     context: dict[str, Any] = {"comparison": comparison, "positions": positions, "a": a, "b": b, "diff": None}
     if a is None or b is None:
         return context

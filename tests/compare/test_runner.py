@@ -167,6 +167,9 @@ async def test_the_saved_comparison_reads_the_same_after_the_runs(
     assert diff["left_url"].endswith("/chat/completions") and diff["right_url"].endswith("/v1/messages")
     changed = {row.path for row in diff["rows"] if row.state != "same"}
     assert "tools[0].function.parameters.type" in changed or any(p.startswith("tools[0].input_schema") for p in changed)
+    same = await database_sync_to_async(diff_context)(comparison, QueryDict("a=0&b=0"))
+    assert (same["a"], same["b"]) == (0, 1), "a column is never compared with itself"
+    assert same["diff"]["events_left"].events > 0 and same["diff"]["events_right"].events > 0
 
 
 def test_a_plan_refuses_bad_columns_and_repeat_counts(team: Team, alice: User, simulated: dict[str, int]) -> None:
