@@ -50,7 +50,9 @@ class Agreement:
 def agreement(columns: list[ColumnSummary]) -> Agreement:
     compared = [c for c in columns if c.round_trips]
     sequences = [c.calls for c in compared]
-    differences = [d for i in range(max(map(len, sequences), default=0)) if (d := _compare_at(i, sequences))]
+    # A column still at work that has not made its Nth call yet is not "missing" it: at N, only the others count.
+    at_work = [c.running for c in compared]
+    differences = [d for i in range(max(map(len, sequences), default=0)) if (d := _compare_at(i, sequences, at_work))]
     differing: dict[int, dict[int, list[str]]] = {}
     for difference in differences:
         for column, calls in zip(compared, sequences, strict=True):
@@ -67,10 +69,11 @@ def agreement(columns: list[ColumnSummary]) -> Agreement:
     )
 
 
-def _compare_at(index: int, sequences: list[list[CallSummary]]) -> Difference | None:
+def _compare_at(index: int, sequences: list[list[CallSummary]], at_work: list[bool]) -> Difference | None:
     calls = [s[index] if index < len(s) else None for s in sequences]
     names = [c.name if c else "" for c in calls]
-    if len(set(names)) > 1:
+    pending = {i for i, (call, busy) in enumerate(zip(calls, at_work, strict=True)) if call is None and busy}
+    if len({name for i, name in enumerate(names) if i not in pending}) > 1:
         return Difference(index, "tool", names)
     keys = {c.key() for c in calls if c}
     if len(keys) <= 1:

@@ -56,3 +56,14 @@ def test_a_stopped_or_failed_repeat_counts_neither_for_consistency_nor_for_time(
     assert (stats.runs, stats.finished) == (4, 2)
     assert stats.agreement_percent == "100%"
     assert (stats.latency_min, stats.latency_max) == (100.0, 300.0)
+
+
+def test_a_column_still_running_is_not_said_to_miss_a_call_it_has_not_made_yet() -> None:
+    weather = ("get_weather", {"city": "Paris"})
+    busy = column(1)
+    busy.conversation.status = Conversation.Status.WAITING
+    waiting = agreement([column(0, weather), busy])
+    assert waiting.agree and waiting.differing_calls == {}
+    done = column(1)
+    done.conversation.status = Conversation.Status.DONE
+    assert not agreement([column(0, weather), done]).agree, "a column that ended without the call does differ"
