@@ -389,3 +389,20 @@ def test_a_viewer_reads_the_settings_but_cannot_change_them(
         fieldset = html[html.index('class="options-fieldset"') :]
         assert (" disabled " in fieldset[: fieldset.index(">")]) is disabled, user
         assert ('data-testid="options-reset"' in html) is not disabled, user
+
+
+def test_a_result_of_unknown_source_is_not_followed_by_an_empty_dot(client: Client, team: Team, alice: User) -> None:
+    """An imported conversation's results say nothing of how they were answered: the label says Result alone."""
+    conversation = Conversation.objects.create(team=team, created_by=alice, title="Imported", settings={"model": "m"})
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+    rows = [
+        ("user", {"role": "user", "content": "Weather?"}),
+        ("assistant", {"role": "assistant", "content": None, "tool_calls": [call]}),
+        ("tool", {"role": "tool", "tool_call_id": "c1", "content": "Sunny"}),
+    ]
+    for position, (role, data) in enumerate(rows):
+        Message.objects.create(conversation=conversation, position=position, role=role, data=data)
+    client.force_login(alice)
+    html = client.get(f"/c/{conversation.pk}/").content.decode()
+    label = html[html.index('class="tool-result-label"') :]
+    assert label[: label.index("</span>")].endswith(">Result"), label[:120]
