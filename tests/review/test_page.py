@@ -135,3 +135,15 @@ def test_a_call_whose_message_broke_off_says_it_never_ran(
     assert "Its message broke off before it ended: never run." in card
     opened = html[html.index(f'data-call-id="{CALLS["open"]}"') :]
     assert "No result was given." in opened[: opened.index('data-call-id="call_cut"')], "a whole call: as before"
+
+
+def test_a_call_of_a_run_still_going_waits_for_its_result(
+    reviewed: Conversation, carol: User, client_for: Callable[[User | None], Client]
+) -> None:
+    """A teammate reviewing a run that waits for an answer is not told the call was never answered."""
+    reviewed.status = "waiting"
+    reviewed.save(update_fields=["status"])
+    html = page(client_for(carol), reviewed)
+    opened = html[html.index(f'data-call-id="{CALLS["open"]}"') :]
+    assert "No result yet: the run is still going." in opened[:2000]
+    assert "No result was given." not in opened[:2000]
