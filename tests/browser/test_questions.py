@@ -18,25 +18,11 @@ async def set_approval(page: Page, on: bool) -> None:
     await page.get_by_test_id("approve-toggle").set_checked(on)
 
 
-async def leave_approval_off(page: Page) -> None:
-    """A new chat starts from the last one's settings: the chat these tests end with must not ask for approvals."""
-    stop = page.get_by_test_id("stop")
-    if await stop.is_visible():  # a test that failed mid-run
-        await stop.click()
-        await expect(stop).to_be_hidden(timeout=15_000)
-    await set_approval(page, False)
-    await send(page, "Simulated OpenAI", "/text done")
-    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
-
-
 async def test_an_approved_hand_answered_call_asks_for_its_answer_and_shows_the_edit(signed_in: Page) -> None:
     page = signed_in
     await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
-    await set_approval(page, True)
-    try:
-        await approve_edit_and_answer(page)
-    finally:
-        await leave_approval_off(page)
+    await set_approval(page, True)  # each test starts from a first chat's settings (the signed_in fixture)
+    await approve_edit_and_answer(page)
 
 
 async def approve_edit_and_answer(page: Page) -> None:
@@ -83,11 +69,7 @@ async def test_a_replayed_column_asks_for_approval_as_the_chat_does(signed_in: P
     page = signed_in
     await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
     await set_approval(page, True)
-    try:
-        await approve_in_a_replayed_column(page)
-    finally:
-        await page.goto("/")
-        await leave_approval_off(page)
+    await approve_in_a_replayed_column(page)
 
 
 async def approve_in_a_replayed_column(page: Page) -> None:
