@@ -67,7 +67,7 @@ class ConversationHooks:
     next_message: int | None = None  # the position of the next message saved, once the history is read
     # The conversation's messages as (role, data), once the history is read: with the run's own, what the search
     # index is made of when the run ends (not read back from the database).
-    messages: list[tuple[str, dict[str, Any]]] | None = None
+    messages: list[tuple[str, dict[str, Any], bool]] | None = None
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -295,5 +295,5 @@ class ConversationHooks:
             )  # fmt: skip
             self.next_message = saved.position + 1
             if self.messages is not None:
-                self.messages.append((saved.role, saved.data))
+                self.messages.append((saved.role, saved.data, saved.complete))
             return saved

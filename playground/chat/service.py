@@ -173,7 +173,7 @@ async def run_conversation(
         hooks.announce_status(Conversation.Status.RUNNING, "")
         hooks.next_message = rows[-1][0] + 1 if rows else 0
         saved = [(data, complete) for _, data, complete in rows]
-        hooks.messages = [(data["role"], data) for data, _ in saved]
+        hooks.messages = [(data["role"], data, complete) for data, complete in saved]
         if run.stop_requested:  # Stop arrived before the run began
             raise asyncio.CancelledError
         history, pending = split_pending(saved)

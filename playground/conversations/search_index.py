@@ -40,30 +40,31 @@ _ERRORED = PreparedQuery(
 _WRITE = PreparedUpdate(Conversation, INDEX_FIELDS, lambda pk: Conversation.objects.filter(pk=pk), int)
 
 
-def index_conversation(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> None:
-    """Recompute and save the search fields of one conversation; ``messages``: all of them in order as (role, data),
-    when the caller holds them, or read here."""
+def index_conversation(conversation: Conversation, messages: Iterable[tuple[str, Any, bool]] | None = None) -> None:
+    """Recompute and save the search fields of one conversation; ``messages``: all of them in order as (role, data,
+    complete), when the caller holds them, or read here."""
     _WRITE.run(index_values(conversation, messages), conversation.pk)
     forget_facets(conversation.team_id)
 
 
-def index_values(conversation: Conversation, messages: Iterable[tuple[str, Any]] | None = None) -> dict[str, Any]:
+def index_values(conversation: Conversation, messages: Iterable[tuple[str, Any, bool]] | None = None) -> dict[str, Any]:
     """The search fields of one conversation, recomputed and set on it, by name, for its caller to save (a run that
     has just ended saves them with its status, in one statement); ``messages``: as ``index_conversation`` takes."""
     if messages is None:
-        messages = conversation.messages.order_by("position").values_list("role", "data")
+        messages = conversation.messages.order_by("position").values_list("role", "data", "complete")
     schemas = {t["name"]: t.get("parameters") for t in conversation.tools}
     parts: list[str] = [conversation.title]
     called: list[str] = []
     invalid = 0
-    for role, data in messages:
+    for role, data, complete in messages:
         parts.append(_text(data.get("content")))
         calls = (data.get("tool_calls") or []) if role == "assistant" else []
         for call in calls:
             name, arguments = call["function"]["name"], call["function"]["arguments"]
             parts += [name, _arguments_text(arguments)]
             called.append(name)
-            invalid += not check_arguments(schemas.get(name), arguments).ok
+            # A call its message broke off in (a cut stream, the token limit) never ran: not the model's mistake.
+            invalid += complete and not check_arguments(schemas.get(name), arguments).ok
     errored = bool(_ERRORED.rows(conversation.pk))
     conversation.search_text = "\n".join(p for p in parts if p)[:MAX_SEARCH_CHARS]
     conversation.called_tools = f" {' '.join(dict.fromkeys(called))} " if called else ""

@@ -30,12 +30,17 @@ class ReviewCall:
         return Anchor(call_id=self.view.id)
 
     @property
+    def invalid(self) -> bool:
+        """Sent with arguments its schema refuses; a call its message broke off in never ran, and is not counted."""
+        return bool(self.view.problems) and not (self.view.cut or self.view.truncated)
+
+    @property
     def jumps(self) -> str:
         """The jump kinds this call is a target of, for ``data-jump``."""
         kinds = []
         if self.view.status == "error":
             kinds.append("error")
-        if self.view.problems:
+        if self.invalid:
             kinds.append("invalid")
         if self.view.result is None:
             kinds.append("unanswered")
@@ -119,6 +124,6 @@ def _count_jumps(entries: list[Entry]) -> JumpCounts:
     failed_trips = sum(1 for rt in trips if rt and rt["has_error"])
     return JumpCounts(
         error=failed_trips + sum(1 for c in calls if "error" in c.jumps.split()),
-        invalid=sum(1 for c in calls if c.view.problems),
+        invalid=sum(1 for c in calls if c.invalid),
         unanswered=sum(1 for c in calls if c.view.result is None),
     )

@@ -61,7 +61,7 @@ def test_the_search_fields_and_the_status_are_saved_together_and_the_filter_menu
 ) -> None:
     cache.set(facets_key(conversation.team_id), {"models": ["old"]})
     with CaptureQueriesContext(connection) as queries:
-        _save_status(ended(conversation), lambda: index_values(conversation, [("user", {"content": "find me"})]))
+        _save_status(ended(conversation), lambda: index_values(conversation, [("user", {"content": "find me"}, True)]))
     writes = [q["sql"] for q in queries if q["sql"].startswith("UPDATE")]
     assert len(writes) == 1 and '"status_message"' in writes[0] and '"search_text"' in writes[0], writes
     saved = Conversation.objects.get(pk=conversation.pk)

@@ -84,6 +84,11 @@ def test_the_index_holds_argument_values_called_tools_and_failures(team: Team, a
     assert conversation.called_tools == " get_weather "
     assert conversation.invalid_calls == 1, "additionalProperties: false refuses extra"
     assert conversation.has_error and conversation.indexed_at is not None
+    # The same call in a message that broke off (a cut stream) never ran: it is not counted invalid.
+    conversation.messages.filter(role="assistant").update(complete=False)
+    index_conversation(conversation)
+    conversation.refresh_from_db()
+    assert conversation.invalid_calls == 0 and conversation.called_tools == " get_weather "
 
 
 def test_a_stop_is_not_counted_as_an_error(team: Team, alice: User) -> None:

@@ -135,6 +135,8 @@ def test_a_call_whose_message_broke_off_says_it_never_ran(
     assert "Its message broke off before it ended: never run." in card
     opened = html[html.index(f'data-call-id="{CALLS["open"]}"') :]
     assert "No result was given." in opened[: opened.index('data-call-id="call_cut"')], "a whole call: as before"
+    # Its arguments never arrived whole: it is not one of the invalid calls the jump keys go to.
+    assert 'data-jump="unanswered"' in card[:600] and "invalid" not in card[: card.index(">")]
 
 
 def test_a_call_of_a_run_still_going_waits_for_its_result(
