@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
@@ -181,9 +182,19 @@ def switch_team(request: HtmxHttpRequest) -> HttpResponse:
     if target is None:
         raise Http404("No such team")
     access.set_current_team(request, target)
+    here = (request.htmx.current_url_abs_path or "") if request.htmx else request.POST.get("next", "")
+    section = _section_of(here)
     if request.htmx:
-        return HttpResponseClientRefresh()
-    next_url = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
-        next_url = reverse("playground")
-    return redirect(next_url)
+        return HttpResponseClientRedirect(section) if section else HttpResponseClientRefresh()
+    if not url_has_allowed_host_and_scheme(here, allowed_hosts={request.get_host()}):
+        here = reverse("playground")
+    return redirect(section or here)
+
+
+# A page of one team's own (a conversation, its review, a comparison) opened again would make its team current
+# again (access.follow_team): switching from there goes to the same section of the team picked instead.
+_OWN_PAGES = ((re.compile(r"^/c/\d+/"), "playground"), (re.compile(r"^/compare/\d+/"), "compare"))
+
+
+def _section_of(path: str) -> str:
+    return next((reverse(name) for pattern, name in _OWN_PAGES if pattern.match(path)), "")

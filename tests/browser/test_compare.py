@@ -201,9 +201,11 @@ async def test_a_summary_read_asked_for_during_another_still_goes_out(signed_in:
 
 
 async def test_a_column_that_ended_first_is_redrawn_when_the_others_end(signed_in: Page) -> None:
-    """Whether a call differs weighs every column's calls: the column that ends first draws its cards while the
-    other has none yet, so it must be drawn again when the other ends, or it keeps a "differs" no longer true."""
+    """Whether a call differs weighs every column's calls: the column that ends first drew its cards before the
+    other's calls were in, so it must be drawn again when the other ends, or it keeps marks no longer true."""
     page = signed_in
+    drawn: list[str] = []
+    page.on("request", lambda request: drawn.append(request.url) if "/column/0/" in request.url else None)
     await page.goto("/compare/")
     setups = page.get_by_test_id("compare-column-setup")
     await setups.nth(2).get_by_role("button", name="Remove").click()
@@ -214,9 +216,14 @@ async def test_a_column_that_ended_first_is_redrawn_when_the_others_end(signed_i
     await run_all(page, '/call get_weather {"city": "Paris"}')
     columns = page.get_by_test_id("compare-column")
     await expect(columns.nth(0).get_by_test_id("run-status")).to_have_attribute("data-status", "done")
-    # Ended while the slow column had a round trip and no call: at that moment they did differ.
-    await expect(columns.nth(0).get_by_test_id("call-differs")).to_have_count(1)
+    await expect(columns.nth(0).locator(".compare-transcript [data-testid=tool-call]")).to_have_count(1)
+    ended_first = len(drawn)  # its own redraw at its end, while the slow column had made no call
     await expect(columns.nth(1).get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=30_000)
+    for _ in range(100):
+        if len(drawn) > ended_first:
+            break
+        await asyncio.sleep(0.05)
+    assert len(drawn) > ended_first, "the column that ended first was not drawn again when the other ended"
     await expect(page.get_by_test_id("compare-agreement")).to_have_attribute("data-agree", "1")
     for i in range(2):
         await expect(columns.nth(i).get_by_test_id("tool-call")).to_have_count(1)

@@ -26,8 +26,9 @@ async def test_the_raw_events_are_one_tab_stop_read_with_the_arrow_keys(signed_i
     page = signed_in
     await send(page, "Simulated OpenAI", '/call get_weather {"city": "Oslo"}')
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
-    events = page.locator("#panes #rt-0 ol.wire-events")
+    events = page.locator("#panes #rt-0 ol.wire-events")  # the saved pane, once the run's end has brought it
     lines = events.locator("li")
+    await expect(lines.first).to_be_visible(timeout=10_000)
     count = await lines.count()
     assert count > 3, "a streamed call has several raw events"
     await expect(lines.first).not_to_have_attribute("tabindex", "0")  # the list is the tab stop, not each event
@@ -67,6 +68,7 @@ async def test_a_json_tree_is_one_tab_stop_folded_and_walked_with_the_arrow_keys
     await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
     tree = page.locator("#panes #rt-0 [data-testid=pane-internal] .json-tree").first
     summaries = tree.locator("summary")
+    await expect(summaries.first).to_be_visible(timeout=10_000)  # the saved pane, drawn as a tree
     assert await summaries.count() > 3, "the internal request has nested objects"
     await expect(summaries.nth(1)).to_have_attribute("tabindex", "-1")  # the root alone is a tab stop
     root = summaries.first

@@ -54,8 +54,10 @@ async def test_question_mark_opens_the_shortcut_help(signed_in: Page) -> None:
     await expect(dialog).to_be_visible()
     await expect(dialog.get_by_role("heading", name="Keyboard shortcuts")).to_be_visible()
     await expect(dialog).to_contain_text("Conversations")
-    keys = dialog.locator("dt", has_text="Enter").locator("kbd")
+    keys = dialog.locator("dt", has_text="Ctrl/⌘").locator("kbd")
     await expect(keys).to_have_text(["Ctrl/⌘", "Enter"])  # the keys every composer sends with, one box each
+    walk = dialog.locator("dt", has_text="↑").locator("kbd")
+    await expect(walk).to_have_text(["↑", "↓", "Enter"])  # a round trip's events and JSON, read from the keyboard
     await page.keyboard.press("Escape")
     await expect(dialog).to_be_hidden()
     await page.get_by_role("button", name="Keyboard shortcuts").click()

@@ -77,6 +77,25 @@ def test_switch_by_htmx_refreshes_the_page(client: Client, alice: User, team: Te
     assert response["HX-Refresh"] == "true"
 
 
+def test_switching_from_a_page_of_the_old_teams_own_goes_to_the_new_teams_section(
+    client: Client, alice: User, team: Team
+) -> None:
+    """Reloaded, a conversation or a comparison of the old team would make it current again: the switch goes on to the
+    same section of the team picked instead."""
+    signed_in(client, alice)
+    for here, section in (("/c/5/", "playground"), ("/c/5/review/", "playground"), ("/compare/3/", "compare")):
+        htmx = client.post(
+            reverse("team-switch"), {"team": team.pk}, **HTMX, HTTP_HX_CURRENT_URL=f"http://testserver{here}"
+        )
+        assert htmx["HX-Redirect"] == reverse(section), here
+        plain = client.post(reverse("team-switch"), {"team": team.pk, "next": here})
+        assert plain["Location"] == reverse(section), here
+    listed = client.post(
+        reverse("team-switch"), {"team": team.pk}, **HTMX, HTTP_HX_CURRENT_URL="http://testserver/compare/"
+    )
+    assert listed["HX-Refresh"] == "true", "a page of no team's own is shown again, for the team picked"
+
+
 def test_switch_ignores_an_offsite_next_url(client: Client, alice: User, team: Team) -> None:
     response = signed_in(client, alice).post(reverse("team-switch"), {"team": team.pk, "next": "https://evil.test/"})
     assert response["Location"] == reverse("playground")
