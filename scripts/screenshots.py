@@ -207,9 +207,10 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.fill("input[name=password]", password)
             await page.click("button[type=submit]")
             await page.wait_for_selector("[data-testid=composer]")
-            # The switch is saved by its POST, and the page reloads after it: both, before the next page is opened.
-            async with page.expect_response("**/team/switch/"), page.expect_navigation():
+            # The switch is saved by its POST; the page it then opens is left for the next page's goto.
+            async with page.expect_response("**/team/switch/"):
                 await page.select_option("#team-switch", label="Demo team")
+            await page.wait_for_load_state()
             for path, name in PAGES:
                 await capture(page, f"{url}/{path}", f"{name}-{theme}", out)
             await page.keyboard.press("?")
