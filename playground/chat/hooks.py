@@ -65,8 +65,8 @@ class ConversationHooks:
     preset_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     strategy: str = "native"  # of the round trip in progress (RequestSent says it)
     next_message: int | None = None  # the position of the next message saved, once the history is read
-    # The conversation's messages as (role, data), once the history is read: with the run's own, what the search
-    # index is made of when the run ends (not read back from the database).
+    # The conversation's messages as (role, data, complete), once the history is read: with the run's own, what the
+    # search index is made of when the run ends (not read back from the database).
     messages: list[tuple[str, dict[str, Any], bool]] | None = None
     # Parallel calls are answered concurrently; their results must still take one position each, in turn.
     _append_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
