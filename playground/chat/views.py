@@ -19,7 +19,7 @@ from playground.chat.options import ChatOptions, changed_parameters, parse_optio
 from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
-from playground.compare.replay import replay_points
+from playground.compare.replay import ComparisonLink, comparison_links, replay_points
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
@@ -97,7 +97,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
     round_trips = list(light_round_trips(conversation))
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
     endpoints = list(visible_endpoints(conversation.team))
-    comparisons = [run.comparison for run in conversation.comparison_runs.select_related("comparison")]
+    comparisons = comparison_links(conversation)
     return {
         "section": "playground",
         "conversation": conversation,
@@ -124,12 +124,13 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
     }
 
 
-def _unsent_column_text(saved: list[Any], comparisons: list[Comparison]) -> str:
+def _unsent_column_text(saved: list[Any], comparisons: list[ComparisonLink]) -> str:
     """A Compare column that never ran (refused at its start, or its repeat not run) opens with the comparison's
     message in the composer: Continue in playground then means sending it, not typing it again."""
-    if saved:
+    column_of = next((c.pk for c in comparisons if c.kind == Comparison.Kind.COMPARE), None)
+    if saved or column_of is None:
         return ""
-    return next((str(c.settings.get("text") or "") for c in comparisons if c.kind == Comparison.Kind.COMPARE), "")
+    return str(Comparison.objects.get(pk=column_of).settings.get("text") or "")
 
 
 @require_GET

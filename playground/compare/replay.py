@@ -8,6 +8,7 @@ original's result is given again (``Conversation.recorded_results``), so the two
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
@@ -26,6 +27,36 @@ def replay_points(conversation: Conversation) -> list[tuple[int, str]]:
     """The user messages a replay can start from: (position, the first line of its text)."""
     rows = conversation.messages.filter(role="user").order_by("position").values_list("position", "data")
     return [(position, _text(data)[:80] or f"message {position + 1}") for position, data in rows]
+
+
+@dataclass(frozen=True)
+class ComparisonLink:
+    """A comparison a chat is part of, as its toolbar names it: which side of a replay it is, and on what."""
+
+    pk: int
+    kind: str
+    label: str
+    title: str
+
+
+def comparison_links(conversation: Conversation) -> list[ComparisonLink]:
+    """A replayed chat names each replay by where it ran ("Replayed on Simulated Gemini · sim-1"), so three replays
+    read as three, not as one title three times; a replay and a Compare column name their comparison."""
+    runs = list(conversation.comparison_runs.select_related("comparison").order_by("-comparison__created_at"))
+    replays = {r.comparison_id for r in runs if r.comparison.kind == Comparison.Kind.REPLAY and r.position == 0}
+    on = {
+        run.comparison_id: f"{run.conversation.endpoint_name} · {run.conversation.model}"
+        for run in ComparisonRun.objects.filter(comparison_id__in=replays, position=1).select_related("conversation")
+    }
+    links = []
+    for run in runs:
+        comparison = run.comparison
+        if comparison.pk in on:
+            label = f"Replayed on {on[comparison.pk]}"
+        else:
+            label = f"{comparison.get_kind_display()}: {comparison}"
+        links.append(ComparisonLink(comparison.pk, comparison.kind, label, str(comparison)))
+    return links
 
 
 def _text(data: dict[str, Any]) -> str:

@@ -141,3 +141,20 @@ def test_the_replay_menu_lists_the_messages_sent_since_the_page_loaded(
     client.post(reverse("team-switch"), {"team": team.pk})
     assert client.get(reverse("replay-menu", args=[original.pk])).status_code == 403
     assert 'data-testid="replay-button"' not in client.get(reverse("chat", args=[original.pk])).content.decode()
+
+
+def test_a_chat_replayed_twice_names_each_replay_by_where_it_ran(
+    client: Client, team: Team, alice: User, simulated: dict[str, int]
+) -> None:
+    original = _original(team, alice, simulated, answer="x")
+    on_anthropic, replay = create_replay(
+        original, alice, endpoint_id=simulated["Simulated Anthropic"], model="sim-1", from_position=0
+    )
+    create_replay(original, alice, endpoint_id=simulated["Simulated Gemini"], model="sim-2", from_position=0)
+    client.force_login(alice)
+    page = client.get(reverse("chat", args=[original.pk])).content.decode()
+    links = [part.split(">", 1)[1].split("<", 1)[0] for part in page.split('data-testid="comparison-link"')[1:]]
+    assert links == ["Replayed on Simulated Gemini · sim-2", "Replayed on Simulated Anthropic · sim-1"], "newest first"
+    copy = client.get(reverse("chat", args=[replay.pk])).content.decode()
+    assert f'href="{reverse("comparison", args=[on_anthropic.pk])}" data-testid="comparison-link"' in copy
+    assert "Replay: Replay of Refunds" in copy
