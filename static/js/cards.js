@@ -188,6 +188,4 @@
     return { startCard: startCard, growCard: growCard, endCard: endCard, onFields: onFields, onCheck: onCheck,
       onToolResult: onToolResult, onAwaiting: onAwaiting, drawQuestion: drawQuestion };
   };
-  window.CrosswireCards.drawFields = drawFields;
-  window.CrosswireCards.drawProblems = drawProblems;
 })();
