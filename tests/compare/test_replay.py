@@ -158,3 +158,6 @@ def test_a_chat_replayed_twice_names_each_replay_by_where_it_ran(
     copy = client.get(reverse("chat", args=[replay.pk])).content.decode()
     assert f'href="{reverse("comparison", args=[on_anthropic.pk])}" data-testid="comparison-link"' in copy
     assert "Replay: Replay of Refunds" in copy
+    side_by_side = client.get(reverse("comparison", args=[on_anthropic.pk])).content.decode()
+    roles = [part.split(">", 1)[1].split("<", 1)[0] for part in side_by_side.split('data-testid="column-role"')[1:]]
+    assert roles == ["original", "replay"]

@@ -161,3 +161,4 @@ def test_a_later_run_waiting_for_an_answer_is_pointed_to_from_the_results(
     notice = notice[: notice.index("</div>")]
     assert "run 2 of Simulated Anthropic" in notice
     assert f'href="{reverse("chat", args=[waiting.pk])}"' in notice
+    assert 'data-testid="repeat-chart"' not in html, "no run has ended yet: no chart of their times"
