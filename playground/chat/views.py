@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -20,21 +20,30 @@ from playground.chat.registry import REGISTRY
 from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.replay import ComparisonLink, comparison_links, replay_points
+from playground.conversations.access import member_conversation
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
 from playground.conversations.present import transcript, with_failures
-from playground.teams.access import follow_team, get_current_team, may_edit, membership_for
+from playground.teams.access import follow_team, get_current_team, may_edit
 from playground.tools.images import human_size
 from playground.tools.models import Tool
 
 
 def _get_conversation_for_user(request: HttpRequest, pk: int) -> tuple[Conversation, bool]:
-    conversation = Conversation.objects.filter(pk=pk).select_related("team").first()
-    membership = membership_for(request.user, conversation.team) if conversation else None  # type: ignore[arg-type]
-    if conversation is None or membership is None:
-        raise Http404("No such conversation.")
-    return conversation, membership.can_edit
+    return member_conversation(request.user, pk)  # type: ignore[arg-type]
+
+
+def _editable(request: HttpRequest, pk: int) -> Conversation:
+    conversation, can_edit = _get_conversation_for_user(request, pk)
+    if not can_edit:
+        raise PermissionDenied("Viewers can read this conversation's settings but not change them.")
+    return conversation
+
+
+def _keep_settings(conversation: Conversation, settings: dict[str, Any]) -> None:
+    conversation.settings = settings
+    conversation.save(update_fields=["settings", "updated_at"])  # the latest: the one a new chat copies
 
 
 def _default_options(request: HttpRequest, team: Any) -> dict[str, Any]:
@@ -127,10 +136,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
 def _unsent_column_text(saved: list[Any], comparisons: list[ComparisonLink]) -> str:
     """A Compare column that never ran (refused at its start, or its repeat not run) opens with the comparison's
     message in the composer: Continue in playground then means sending it, not typing it again."""
-    column_of = next((c.pk for c in comparisons if c.kind == Comparison.Kind.COMPARE), None)
-    if saved or column_of is None:
-        return ""
-    return str(Comparison.objects.get(pk=column_of).settings.get("text") or "")
+    return "" if saved else next((c.text for c in comparisons if c.kind == Comparison.Kind.COMPARE), "")
 
 
 @require_GET
@@ -178,9 +184,7 @@ def save_settings(request: HttpRequest, pk: int) -> HttpResponse:
     copies the last one's, so a box unticked and never sent with must not come back. Checked by the chat's rules; a
     form caught half-typed (an empty model) is not saved and the last valid settings stay. That is an answer, not a
     failed request (``saved: false``): the page saves in the background, and the next message says what is wrong."""
-    conversation, can_edit = _get_conversation_for_user(request, pk)
-    if not can_edit:
-        raise PermissionDenied("Viewers can read this conversation's settings but not change them.")
+    conversation = _editable(request, pk)
     try:
         payload = json.loads(request.body or b"{}")
     except ValueError:
@@ -188,8 +192,7 @@ def save_settings(request: HttpRequest, pk: int) -> HttpResponse:
     options, problems = parse_options(payload) if isinstance(payload, dict) else (None, {"": ["Send the settings."]})
     if options is None:
         return JsonResponse({"saved": False, "errors": problems})
-    conversation.settings = options.to_dict()
-    conversation.save(update_fields=["settings", "updated_at"])  # the latest: the one a new chat copies
+    _keep_settings(conversation, options.to_dict())
     return JsonResponse({"saved": True, "changed": changed_parameters(conversation.settings)})
 
 
@@ -197,11 +200,8 @@ def save_settings(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def reset_settings(request: HttpRequest, pk: int) -> HttpResponse:
     """Back to a first chat's settings: a new chat copies the last one's, so what was set once stays until reset."""
-    conversation, can_edit = _get_conversation_for_user(request, pk)
-    if not can_edit:
-        raise PermissionDenied("Viewers can read this conversation's settings but not change them.")
-    conversation.settings = _first_chat_options(conversation.team)
-    conversation.save(update_fields=["settings", "updated_at"])  # the latest: the one a new chat copies
+    conversation = _editable(request, pk)
+    _keep_settings(conversation, _first_chat_options(conversation.team))
     messages.success(request, "Settings reset to a first chat's: the next new chat starts from them too.")
     return redirect("chat", pk=pk)
 

@@ -37,6 +37,7 @@ class ComparisonLink:
     kind: str
     label: str
     title: str
+    text: str  # the message every column was sent
 
 
 def comparison_links(conversation: Conversation) -> list[ComparisonLink]:
@@ -55,7 +56,8 @@ def comparison_links(conversation: Conversation) -> list[ComparisonLink]:
             label = f"Replayed on {on[comparison.pk]}"
         else:
             label = f"{comparison.get_kind_display()}: {comparison}"
-        links.append(ComparisonLink(comparison.pk, comparison.kind, label, str(comparison)))
+        text = str((comparison.settings or {}).get("text") or "")
+        links.append(ComparisonLink(comparison.pk, comparison.kind, label, str(comparison), text))
     return links
 
 

@@ -25,6 +25,7 @@ from playground.compare.service import (
     parse_plan,
     start_comparison,
 )
+from playground.conversations.access import member_conversation
 from playground.conversations.models import Conversation
 from playground.teams.access import follow_team, get_current_team, membership_for
 from playground.tools.models import Tool
@@ -195,11 +196,7 @@ def replay_menu(request: HttpRequest, conversation_pk: int) -> HttpResponse:
 
 
 def _conversation_for(request: HttpRequest, pk: int) -> tuple[Conversation, bool]:
-    conversation = Conversation.objects.filter(pk=pk).select_related("team").first()
-    membership = membership_for(request.user, conversation.team) if conversation else None  # type: ignore[arg-type]
-    if conversation is None or membership is None:
-        raise Http404("No such conversation.")
-    return conversation, membership.can_edit
+    return member_conversation(request.user, pk)  # type: ignore[arg-type]
 
 
 def _int(value: str | None) -> int:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.http import Http404
+
 from playground.conversations.models import Conversation
 from playground.prepared import PreparedQuery
+from playground.teams.access import membership_for
 from playground.teams.models import EDIT_ROLES, Membership
 
 if TYPE_CHECKING:
@@ -39,3 +42,13 @@ def conversation_access(
         return None, False
     role = next(iter(_ROLE.rows(user.pk, conversation.team_id)), None)
     return (conversation, role[0] in EDIT_ROLES) if role is not None else (None, False)
+
+
+def member_conversation(user: AbstractBaseUser, pk: int) -> tuple[Conversation, bool]:
+    """A page's conversation, with its team, if ``user`` is a member of that team, and whether they may edit it;
+    any other (none, another team's) is not found."""
+    conversation = Conversation.objects.filter(pk=pk).select_related("team").first()
+    membership = membership_for(user, conversation.team) if conversation else None
+    if conversation is None or membership is None:
+        raise Http404("No such conversation.")
+    return conversation, membership.can_edit
