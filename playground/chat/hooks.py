@@ -243,7 +243,7 @@ class ConversationHooks:
         preset = self.preset_answers.pop(call["id"], None)
         if preset is not None:
             return preset
-        await self.set_status(Conversation.Status.WAITING, "Waiting for you to answer a tool call.")
+        await self.set_status(Conversation.Status.WAITING, "Waiting for an answer to a tool call.")
         frame = {
             "type": "tool.awaiting",
             "kind": kind,

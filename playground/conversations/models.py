@@ -19,7 +19,7 @@ class Conversation(models.Model):
     class Status(models.TextChoices):
         IDLE = "idle", "Ready"
         RUNNING = "running", "Running"
-        WAITING = "waiting", "Waiting for you"
+        WAITING = "waiting", "Waiting for an answer"
         DONE = "done", "Done"
         ERROR = "error", "Error"
         STOPPED = "stopped", "Stopped"

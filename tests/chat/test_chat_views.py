@@ -154,6 +154,19 @@ def test_conversation_list_shows_saved_chats_and_searches(client: Client, team: 
     assert "No conversation matches" in client.get("/conversations/?q=tokyo").content.decode()
 
 
+def test_a_run_waiting_for_an_answer_does_not_say_who_to_a_teammate(
+    client: Client, team: Team, alice: User, carol: User
+) -> None:
+    # Any editor of the team may answer, and a viewer none: "Waiting for you" read as meant for whoever looked.
+    conversation = saved_chat(team, alice)
+    Conversation.objects.filter(pk=conversation.pk).update(status=Conversation.Status.WAITING)
+    client.force_login(carol)
+    client.post("/team/switch/", {"team": team.pk})
+    html = client.get("/conversations/").content.decode()
+    assert 'data-status="waiting">Waiting for an answer<' in html
+    assert "Waiting for you" not in html
+
+
 def test_new_chat_copies_the_last_settings(client: Client, alice: User) -> None:
     team = ensure_personal_team(alice)
     Conversation.objects.create(team=team, created_by=alice, settings={"endpoint_id": 5, "model": "sim-deepseek"})
