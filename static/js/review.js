@@ -6,6 +6,7 @@
   var MAX_BACKOFF_MS = 15000;
   var SEQUENCE_TIMEOUT_MS = 1200; // app.js's "g <key>" sequences: the second key is not ours
   var FLASH_MS = 1600;
+  var STICKY_GAP_PX = 8;  // between the jump bar and what a jump brings into view
   var COLOR = /^#[0-9a-fA-F]{6}$/;
 
   var root = document.getElementById("review");
@@ -28,13 +29,25 @@
     setTimeout(function () { el.classList.remove("is-flashing"); }, FLASH_MS);
   }
 
+  // Where the jump bar's bottom is once it sticks: its offset from the top of the window plus its height.
+  function stickyBottom() {
+    var bar = root.querySelector(".review-jumps");
+    if (!bar) return 0;
+    return (parseFloat(getComputedStyle(bar).top) || 0) + bar.offsetHeight;
+  }
+
   // Unfold every <details> around (and at) the element, bring it into view and give it the focus.
   function reveal(el) {
     for (var node = el; node && node !== root; node = node.parentElement) {
       if (node.tagName === "DETAILS") node.open = true;
     }
     if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
-    el.scrollIntoView({ block: "center", behavior: "smooth" });
+    // Below the sticky jump bar, however many rows it wraps to: centred if it fits beside the bar's height on both
+    // sides, else its top just under the bar (a tall round trip, centred, began above the window).
+    var clear = stickyBottom() + STICKY_GAP_PX;
+    el.style.scrollMarginTop = clear + "px";
+    var fits = el.getBoundingClientRect().height <= window.innerHeight - 2 * clear;
+    el.scrollIntoView({ block: fits ? "center" : "start", behavior: "smooth" });
     el.focus({ preventScroll: true });
     flash(el);
     var item = el.closest("[data-review-item]");

@@ -37,6 +37,18 @@ async def open_review(page: Page, pk: int) -> None:
     await expect(page.get_by_test_id("review")).to_have_attribute("data-connected", "1", timeout=LIVE_TIMEOUT_MS)
 
 
+async def scroll_settled(page: Page) -> None:
+    """Until a smooth scroll has ended: the page's scroll offset the same over 300 ms."""
+    last = None
+    for _ in range(40):
+        now = await page.evaluate("scrollY")
+        if now == last:
+            return
+        last = now
+        await page.wait_for_timeout(300)
+    raise AssertionError("the page kept scrolling")
+
+
 @pytest.fixture
 async def setup(daphne_server: DemoServer) -> int:
     made = await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-v", "0", "-c", SETUP)
@@ -105,6 +117,26 @@ async def test_keys_move_through_messages_and_jump_to_problems(signed_in: Page, 
     await page.keyboard.press("?")
     await expect(page.locator("#help-dialog")).to_be_visible()
     await expect(page.locator("#help-dialog").get_by_test_id("review-keys")).to_contain_text("Next / previous message")
+
+
+async def test_a_jump_in_a_narrow_window_lands_below_the_jump_bar(signed_in: Page, setup: int) -> None:
+    # At this width the bar wraps to two rows; the failed round trip, unfolded, is taller than the window: centred,
+    # its top (with the error) went under the bar.
+    page = signed_in
+    await page.set_viewport_size({"width": 560, "height": 520})
+    await open_review(page, setup)
+    bar = page.locator(".review-jumps")
+    for _ in range(3):  # the failed call, the error message, then the failed round trip
+        await page.keyboard.press("e")
+        await scroll_settled(page)
+    failed_trip = page.locator("#review-rt-1")
+    await expect(failed_trip).to_be_focused()
+    bar_box, trip_box = await bar.bounding_box(), await failed_trip.bounding_box()
+    assert bar_box is not None and trip_box is not None
+    assert bar_box["height"] > 60, "the bar wraps at this width (the case under test)"
+    assert trip_box["y"] >= bar_box["y"] + bar_box["height"], (bar_box, trip_box)
+    assert trip_box["y"] < 520, "and in the window"
+    assert bar_box["y"] == 0, "the top bar scrolls away at this width: nothing shows above the jump bar"
 
 
 async def test_a_share_link_opens_signed_out_until_revoked(signed_in: Page, new_context: Any, setup: int) -> None:
