@@ -14,7 +14,7 @@ from playground.chat.registry import REGISTRY
 from playground.compare import diff
 from playground.compare.agreement import agreement
 from playground.compare.models import Comparison
-from playground.compare.repeats import CHART_WIDTH, chart, repeat_stats
+from playground.compare.repeats import CHART_WIDTH, LABEL_WIDTH, chart, repeat_stats
 from playground.compare.summary import ColumnSummary, summarize
 from playground.conversations.models import Conversation
 from playground.conversations.present import transcript
@@ -102,6 +102,7 @@ def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict)
         "repeat_stats": stats,
         "bars": bars,
         "chart_width": CHART_WIDTH,
+        "chart_label_width": LABEL_WIDTH,
         "chart_height": max(len(stats), 1) * 28,
         "axis_ms": axis_ms,
         "busy": any(c.running for c in columns) or _any_busy(comparison, runs),

@@ -10,6 +10,7 @@ from playground.compare.summary import ColumnSummary
 from playground.conversations.models import Conversation
 
 CHART_WIDTH = 300  # px of the latency axis in the small chart
+LABEL_WIDTH = 220  # px left of the axis for each row's column name: the chart is read without the table beside it
 ENDED = (Conversation.Status.DONE, Conversation.Status.LIMIT)
 
 

@@ -131,6 +131,10 @@ async def test_repeats_report_consistency_and_latency_spread(signed_in: Page) ->
     await expect(repeats.locator("tbody tr").nth(1)).to_contain_text("3 / 3", timeout=60_000)
     await expect(repeats.locator("[data-metric=repeat-agreement]")).to_have_text(["100%", "100%"])
     await expect(page.get_by_test_id("repeat-chart").locator("circle")).to_have_count(2)
+    # Each row of the chart says whose it is, in the table's order.
+    names = await repeats.locator("tbody th").all_inner_texts()
+    shown = [name if len(name) <= 34 else name[:33] + "…" for name in names]  # a long name is cut to fit the chart
+    await expect(page.get_by_test_id("repeat-chart-label")).to_have_text(shown)
 
 
 async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side(signed_in: Page) -> None:
