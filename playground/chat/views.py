@@ -24,7 +24,7 @@ from playground.conversations.access import member_conversation
 from playground.conversations.models import Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
-from playground.conversations.present import transcript, with_failures
+from playground.conversations.present import number_of, transcript, with_failures
 from playground.teams.access import follow_team, get_current_team, may_edit
 from playground.tools.images import human_size
 from playground.tools.models import Tool
@@ -130,7 +130,14 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "replay_points": replay_points(conversation),
         "comparisons": comparisons,
         "composer_text": _unsent_column_text(saved, comparisons),
+        "forked_at_number": _forked_at_number(conversation),
     }
+
+
+def _forked_at_number(conversation: Conversation) -> int | None:
+    if conversation.forked_from_id is None or conversation.forked_at is None:
+        return None
+    return number_of(conversation.forked_from_id, conversation.forked_at)
 
 
 def _unsent_column_text(saved: list[Any], comparisons: list[ComparisonLink]) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from playground.conversations.models import Conversation, Message, RoundTrip
-from playground.conversations.present import _text
+from playground.conversations.present import _text, listed, message_numbers
 from playground.conversations.raw_events import add_batched
 
 if TYPE_CHECKING:
@@ -28,10 +28,9 @@ class ForkRefused(Exception):
 
 def fork_points(conversation: Conversation) -> list[tuple[int, str]]:
     """The messages a fork can end at, as (position, label); tool results travel with the call that asked."""
-    points = []
-    for number, message in enumerate(conversation.messages.order_by("position").exclude(role="tool"), start=1):
-        points.append((message.position, f"{number}. {message.role}: {_summary(message)}"))
-    return points
+    messages = list(conversation.messages.order_by("position"))
+    numbers = message_numbers(messages)
+    return [(m.position, f"{numbers[m.position]}. {m.role}: {_summary(m)}") for m in messages if listed(m)]
 
 
 def _summary(message: Message) -> str:

@@ -58,6 +58,23 @@ class MessageView:
     error: dict[str, Any] | None = None  # its round trip's, as saved: the card the chat showed when it happened
 
 
+def listed(message: Message) -> bool:
+    """Whether pages list it as a message of its own: a tool result shows inside the call that asked for it."""
+    return message.role != "tool"
+
+
+def message_numbers(messages: list[Message]) -> dict[int, int]:
+    """Each listed message's number, by position, counted from 1 in order: what the review, the Fork menu and a
+    fork's "at message N" all say (positions also count tool results, which no page lists apart)."""
+    return {m.position: n for n, m in enumerate((m for m in messages if listed(m)), start=1)}
+
+
+def number_of(conversation_id: int, position: int) -> int | None:
+    """One message's ``message_numbers`` number in its conversation (a fork's "at message N" in its original)."""
+    earlier = Message.objects.filter(conversation_id=conversation_id, position__lte=position).order_by("position")
+    return message_numbers(list(earlier.only("position", "role"))).get(position)
+
+
 def _pretty(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)

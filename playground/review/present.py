@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
-from playground.conversations.present import CallView, MessageView, transcript
+from playground.conversations.present import CallView, MessageView, message_numbers, transcript
 from playground.review.anchors import Anchor
 from playground.review.comments import CommentView, threads_by_anchor
 from playground.review.curation import verdicts_by_call
@@ -53,6 +53,7 @@ class ReviewMessage:
     threads: list[CommentView]
     calls: list[ReviewCall] = field(default_factory=list)
     round_trip: dict[str, Any] | None = None  # the panes of the round trip that produced it
+    number: int | None = None  # as the Fork menu counts it (conversations.present.message_numbers)
 
     @property
     def anchor(self) -> Anchor:
@@ -96,11 +97,13 @@ def timeline(conversation: Conversation, *, user: Any = None, share_token: str =
         for view in page_round_trips(conversation, links, public=bool(share_token))
     }
     created = {m.position: m.created_at for m in messages}
+    numbers = message_numbers(messages)
 
     steps: list[tuple[datetime, int, Entry]] = []
     placed: set[int] = set()
     for view in views:
         message = ReviewMessage(view, threads.get(Anchor(message_position=view.position).key, []))
+        message.number = numbers.get(view.position)
         message.calls = [_call(c, threads, verdicts, user) for c in view.calls]
         if view.round_trip is not None and view.round_trip not in placed:
             message.round_trip = panes.get(view.round_trip)

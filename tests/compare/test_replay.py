@@ -161,3 +161,20 @@ def test_a_chat_replayed_twice_names_each_replay_by_where_it_ran(
     side_by_side = client.get(reverse("comparison", args=[on_anthropic.pk])).content.decode()
     roles = [part.split(">", 1)[1].split("<", 1)[0] for part in side_by_side.split('data-testid="column-role"')[1:]]
     assert roles == ["original", "replay"]
+
+
+def test_a_message_of_images_alone_is_named_by_the_number_other_pages_give_it(team: Team, alice: User) -> None:
+    conversation = Conversation.objects.create(team=team, created_by=alice)
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    rows = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": [image]},
+    ]
+    for position, data in enumerate(rows):
+        Message.objects.create(conversation=conversation, position=position, role=data["role"], data=data)
+    # At position 4 ("message 5" by position); the Fork menu and the review leave the tool result out: message 4.
+    assert replay_points(conversation) == [(0, "Weather?"), (4, "message 4")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -119,6 +120,16 @@ def test_the_fork_menu_lists_every_message_but_tool_results(client: Client, save
     client.force_login(bob)
     menu = client.get(f"/conversations/{saved.pk}/fork/menu/").content.decode()
     assert menu.count("<option") == 4 and '<option value="3">3. assistant: It is -3 °C' in menu
+
+
+def test_a_message_has_one_number_on_every_page(client: Client, saved: Conversation, bob: User) -> None:
+    # Positions count the tool result (2), which no page lists apart: the review said #0, #1, #3, #4, the Fork menu
+    # 1 to 4, and a fork at the menu's "3." said "at message 4".
+    client.force_login(bob)
+    review = client.get(f"/c/{saved.pk}/review/").content.decode()
+    assert re.findall(r'data-testid="message-number">#(\d+)<', review) == ["1", "2", "3", "4"]
+    copy = forked(fork(client, saved, 3))
+    assert "at message 3" in client.get(f"/c/{copy.pk}/").content.decode()
 
 
 def test_a_fork_copies_the_events_a_streamed_round_trip_keeps_in_batches(
