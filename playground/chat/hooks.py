@@ -24,6 +24,7 @@ from playground.chat.writes import (
     summary,
 )
 from playground.conversations.models import Conversation, Message, RoundTrip
+from playground.review.live import timeline_changed
 from playground.tools.config import ToolConfig
 from playground.tools.results import ToolResult
 from playground.tools.schema import check_arguments, field_states
@@ -267,6 +268,7 @@ class ConversationHooks:
         self.conversation.status, self.conversation.status_message = status, message
         await orm_thread(_save_status)(self.conversation, index)
         self.announce_status(status, message)
+        timeline_changed(self.conversation.pk)
 
     def announce_status(self, status: str, message: str) -> None:
         label = Conversation.Status(status).label

@@ -6,6 +6,7 @@ changed (an anchor, a call, a comment id); each page fetches the new HTML itself
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -17,6 +18,7 @@ from playground.review.anchors import Anchor
 # The handler name on ReviewConsumer ("review.event" -> review_event).
 EVENT_TYPE = "review.event"
 logger = logging.getLogger(__name__)
+_sending: set[asyncio.Task[None]] = set()  # timeline events on their way: kept until sent
 
 
 def review_group(conversation_id: int) -> str:
@@ -48,3 +50,22 @@ def verdicts_changed(conversation_id: int, call_id: str) -> None:
 
 def labels_changed(conversation_id: int) -> None:
     publish(conversation_id, {"type": "review.labels"})
+
+
+def timeline_changed(conversation_id: int) -> None:
+    """From a run, when it saves where it stands (a question asked or answered, its end): open review pages read
+    the timeline again. Sent after the run's own frames, in a task: a review page never holds a run up."""
+    task = asyncio.get_running_loop().create_task(_send_timeline(conversation_id))
+    _sending.add(task)
+    task.add_done_callback(_sending.discard)
+
+
+async def _send_timeline(conversation_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    event = {"type": EVENT_TYPE, "payload": {"type": "review.timeline"}}
+    try:
+        await layer.group_send(review_group(conversation_id), event)
+    except Exception:  # the layer is away: a page that missed it reads the timeline when its socket is back
+        logger.warning("review timeline event for conversation %s not delivered", conversation_id, exc_info=True)

@@ -210,6 +210,7 @@
 
   function refreshStale() {
     document.querySelectorAll("[data-stale]").forEach(function (el) { if (!busy(el)) refresh(el); });
+    if (timelineStale) refreshTimeline();
   }
 
   document.addEventListener("focusout", function () { setTimeout(refreshStale, 0); });
@@ -218,11 +219,47 @@
     document.querySelectorAll("#review [data-refresh-url]").forEach(function (el) { refresh(el); });
   }
 
+  // A run of this conversation saved where it stands (it asked a question, was answered, or ended): the timeline
+  // and the jump bar are read again from the page. Text being typed in the timeline holds it until it is left.
+  var timelineStale = false;
+
+  function refreshTimeline() {
+    var entries = document.getElementById("review-entries");
+    if (!entries || !root.dataset.wsUrl) return;
+    if (busy(entries)) { timelineStale = true; return; }
+    timelineStale = false;
+    fetch(location.pathname, { credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) { swapTimeline(new DOMParser().parseFromString(html, "text/html")); })
+      .catch(function () { timelineStale = true; }); // tried again when the socket or the focus next moves
+  }
+
+  function swapTimeline(fresh) {
+    var focused = document.activeElement && document.activeElement.id;
+    var open = Array.prototype.map.call(root.querySelectorAll("#review-entries details[open][id]"), function (d) {
+      return d.id;
+    });
+    [".review-jumps", "#review-entries"].forEach(function (selector) {
+      var old = root.querySelector(selector);
+      var next = fresh.querySelector("#review " + selector);
+      if (!old || !next) return;
+      next = document.importNode(next, true);
+      old.replaceWith(next);
+      if (window.htmx) window.htmx.process(next);
+      if (window.JsonView) window.JsonView.renderAll(next);
+      paintLabels(next);
+    });
+    open.forEach(function (id) { var details = document.getElementById(id); if (details) details.open = true; });
+    var again = focused && document.getElementById(focused);
+    if (again && root.contains(again)) again.focus({ preventScroll: true });
+  }
+
   function onFrame(frame) {
     if (frame.type === "review.comments") refresh(document.getElementById("comments-" + frame.dom), frame.comment);
     else if (frame.type === "review.verdicts") refresh(document.getElementById("verdicts-" + frame.dom));
     else if (frame.type === "review.labels") refresh(document.getElementById("review-labels"));
-    else if (frame.type === "review.resync") refreshAll();
+    else if (frame.type === "review.timeline") refreshTimeline();
+    else if (frame.type === "review.resync") { refreshAll(); refreshTimeline(); }
   }
 
   function connect() {
@@ -240,7 +277,7 @@
         backoff = 500;
         root.dataset.connected = "1";
         if (badge) badge.hidden = true;
-        if (opened) refreshAll(); // back after a drop: anything posted meanwhile was missed
+        if (opened) { refreshAll(); refreshTimeline(); } // back after a drop: what changed meanwhile was missed
         opened = true;
         pingTimer = setInterval(function () { socket.send(JSON.stringify({ type: "ping" })); }, PING_EVERY_MS);
       });

@@ -10,6 +10,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import sign_in, watch_console
+from tests.browser.test_chat import send
 from tests.conftest import DemoServer
 from tests.helpers import manage
 from tests.review.conftest import CALLS
@@ -137,6 +138,29 @@ async def test_a_jump_in_a_narrow_window_lands_below_the_jump_bar(signed_in: Pag
     assert trip_box["y"] >= bar_box["y"] + bar_box["height"], (bar_box, trip_box)
     assert trip_box["y"] < 520, "and in the window"
     assert bar_box["y"] == 0, "the top bar scrolls away at this width: nothing shows above the jump bar"
+
+
+async def test_a_review_open_while_the_chat_waits_shows_the_answer_when_it_comes(signed_in: Page) -> None:
+    # The reviewer's page used to keep "No result yet" until reloaded.
+    chat = signed_in
+    await send(chat, "Simulated OpenAI", '/call search_docs {"query": "refunds"}')
+    await expect(chat.get_by_test_id("tool-result-input")).to_be_visible(timeout=15_000)
+    pk = int(await chat.locator("#chat").get_attribute("data-conversation") or 0)
+    review = await chat.context.new_page()
+    await open_review(review, pk)
+    await expect(review.get_by_test_id("jump-unanswered").locator(".badge")).to_have_text("1")
+    await review.locator("#review-rt-0").evaluate("details => { details.open = true; }")  # a reader's unfolded pane
+
+    await chat.get_by_test_id("tool-result-input").fill("Refunds are paid within 5 days.")
+    await chat.get_by_test_id("tool-result-send").click()
+    await expect(chat.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    card = review.get_by_test_id("tool-call").first
+    await expect(card).to_contain_text("Refunds are paid within 5 days.", timeout=LIVE_TIMEOUT_MS)
+    await expect(review.get_by_test_id("jump-unanswered").locator(".badge")).to_have_text("0")
+    await expect(review.get_by_test_id("message")).to_have_count(3)  # the question, the call, the reply
+    await expect(review.locator("#review-rt-0")).to_have_attribute("open", "")  # what was unfolded stays so
+    await expect(review.get_by_test_id("comment-input")).to_be_visible()  # the page's forms still work
+    await review.close()
 
 
 async def test_a_share_link_opens_signed_out_until_revoked(signed_in: Page, new_context: Any, setup: int) -> None:
