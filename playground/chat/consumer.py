@@ -200,6 +200,18 @@ class ChatConsumer(ConversationConsumer):
         self.follow(run)
         await self.send_json({"type": "turn.started", "message_count": await conversation.messages.acount()})
 
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """As every socket: closed if the access is gone. A member made a viewer, or a viewer an editor, stays, and
+        the page is told: what it offers (the composer, Fork, Replay) was drawn for the role it had."""
+        if event.get("session_key") is not None:
+            await super().access_changed(event)
+            return
+        could_edit = self.can_edit
+        if not await self.still_allowed():
+            await self.close(code=CLOSE_REVOKED)
+        elif self.can_edit != could_edit:
+            await self.send_json({"type": "access", "can_edit": self.can_edit})
+
     def max_incoming_bytes(self) -> int:
         """A message with images arrives in parts (docs/websocket.md) and may be this big once put together."""
         return max_send_bytes() + FRAME_OVERHEAD_BYTES

@@ -7,7 +7,7 @@
   if (!root) return;
 
   var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {}, outbox: [],
-    waiting: {} };
+    waiting: {}, readOnly: false };
   var live = document.getElementById("live");
   var livePanes = document.getElementById("live-panes");
   var composer = document.getElementById("composer");
@@ -112,6 +112,7 @@
     "run.end": onRunEnd,
     "error": onError,
     "pong": function () {},
+    "access": onAccess,
     // The server lost its link to other processes (Redis); a snapshot follows when it is back.
     "connection": function (frame) { if (connection) connection.hidden = frame.state !== "reconnecting"; }
   };
@@ -130,7 +131,7 @@
   // ---- run state -----------------------------------------------------------------------------------------------
   function setRunning(running) {
     state.running = running;
-    if (sendButton) sendButton.disabled = running;
+    if (sendButton) sendButton.disabled = running || state.readOnly;
     if (stopButton) {
       stopButton.hidden = !running;
       if (!running) stopButton.disabled = false;
@@ -331,6 +332,31 @@
       setRunning(false);
     }
   }
+  // This person's role in the team changed while the page was open (docs/teams.md): say so, offer a reload that
+  // draws the page for the new role, and stop offering a send the server would now refuse.
+  function onAccess(frame) {
+    var old = document.querySelector("[data-testid=access-changed]");
+    if (old) old.remove();
+    var card = testid(el("div", "notice-card"), "access-changed");
+    card.setAttribute("role", "status");
+    card.appendChild(el("span", "", frame.can_edit
+      ? "You can now run this conversation. Reload the page to get its controls."
+      : "Your role in this team changed: you can read this conversation but no longer run it."));
+    var reload = testid(el("button", "button button-small", "Reload"), "access-reload");
+    reload.type = "button";
+    reload.addEventListener("click", function () { location.reload(); });
+    card.appendChild(reload);
+    // On top of the composer, which stays in sight at the bottom of the window (a viewer's page has none).
+    var form = document.getElementById("composer-form");
+    if (form) form.insertBefore(card, form.firstChild); else live.appendChild(card);
+    state.readOnly = !frame.can_edit;
+    if (sendButton) sendButton.disabled = state.running || state.readOnly;
+    if (composer) composer.disabled = state.readOnly;
+    var attachInput = document.getElementById("attach-input");
+    if (attachInput) attachInput.disabled = state.readOnly;
+    if (!form) card.scrollIntoView({ block: "nearest" });
+  }
+
   function showError(message, fields) {
     var card = testid(el("div", "error-card"), "error");
     card.textContent = message;

@@ -163,6 +163,35 @@ async def test_a_review_open_while_the_chat_waits_shows_the_answer_when_it_comes
     await review.close()
 
 
+async def test_a_member_made_viewer_while_the_chat_is_open_is_told_and_can_no_longer_send(
+    signed_in: Page, new_context: Any, setup: int, daphne_server: DemoServer
+) -> None:
+    owner = signed_in
+    make_editor = (
+        "from playground.teams.models import Membership\n"
+        f"Membership.objects.filter(user__username='{TEAMMATE}').update(role='editor')"
+    )
+    await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-c", make_editor)
+    teammate = await (await new_context()).new_page()
+    await sign_in(teammate, TEAMMATE, TEAMMATE_PASSWORD)
+    await teammate.goto(f"/c/{setup}/")
+    await expect(teammate.locator("#chat")).to_have_attribute("data-connected", "1", timeout=LIVE_TIMEOUT_MS)
+    await teammate.get_by_test_id("composer").fill("half a thought")
+
+    await owner.goto(f"/c/{setup}/review/")  # the conversation's team becomes the current one
+    await owner.goto("/team/")
+    await owner.get_by_label(f"Role of {TEAMMATE}").select_option("viewer")
+    notice = teammate.get_by_test_id("access-changed")
+    await expect(notice).to_contain_text("no longer run it", timeout=LIVE_TIMEOUT_MS)
+    await expect(teammate.get_by_test_id("composer")).to_be_disabled()
+    await expect(teammate.get_by_test_id("composer")).to_have_value("half a thought")  # nothing typed is lost
+    await expect(teammate.locator("#send")).to_be_disabled()
+    await expect(teammate.get_by_test_id("attach-image")).to_be_disabled()
+    await notice.get_by_test_id("access-reload").click()
+    await expect(teammate.locator("#chat")).to_have_attribute("data-can-edit", "0")
+    await expect(teammate.get_by_test_id("composer")).to_have_count(0)  # drawn for a viewer now
+
+
 async def test_a_share_link_opens_signed_out_until_revoked(signed_in: Page, new_context: Any, setup: int) -> None:
     demo = signed_in
     demo.on("dialog", lambda dialog: dialog.accept())

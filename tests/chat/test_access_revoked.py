@@ -61,10 +61,15 @@ async def test_a_member_made_viewer_keeps_reading_but_cannot_run(
     chat = await opened(conversation, headers)
     membership = await Membership.objects.select_related("team").aget(user=bob, team=conversation.team_id)
     await database_sync_to_async(access.change_role)(membership=membership, actor=alice, role=Role.VIEWER)
-    assert await chat.receive_nothing(timeout=0.5)  # still open
+    # Still open, and the page is told: it stops offering what it drew for an editor.
+    assert await chat.receive_json_from(timeout=CLOSE_WAIT_S) == {"type": "access", "can_edit": False}
     await chat.send_json_to({"type": "send", "text": "hi", "options": await database_sync_to_async(options)()})
     assert (await chat.receive_json_from())["error"] == "Viewers can read this conversation but not run it."
     assert await conversation.messages.acount() == 0
+    await database_sync_to_async(access.change_role)(membership=membership, actor=alice, role=Role.EDITOR)
+    assert await chat.receive_json_from(timeout=CLOSE_WAIT_S) == {"type": "access", "can_edit": True}
+    await database_sync_to_async(access.change_role)(membership=membership, actor=alice, role=Role.EDITOR)
+    assert await chat.receive_nothing(timeout=0.5), "a change that leaves the role as it was says nothing"
     await chat.disconnect()
 
 
