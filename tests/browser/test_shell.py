@@ -153,3 +153,55 @@ async def test_signing_out_returns_to_the_login_page(signed_in: Page) -> None:
     await expect(page.get_by_role("button", name="Sign in")).to_be_visible()
     await page.goto("/tools/")
     await expect(page).to_have_url(re.compile(r"/login/\?next=/tools/$"))
+
+
+LONG_TOOLS = """
+from playground.teams.models import Membership
+from playground.tools.models import Tool
+description = "Draw a bar chart of labelled values, as an image the model and the page both see"
+for membership in Membership.objects.filter(user__username="demo"):  # whichever team is the current one
+    for n in range(3):
+        Tool.objects.get_or_create(
+            team=membership.team, name=f"empty_schema_tool_imported_{n}", defaults={"mode": "manual"}
+        )
+        Tool.objects.get_or_create(
+            team=membership.team, name=f"bar_chart_imported_{n}",
+            defaults={"mode": "builtin", "builtin": "bar_chart", "description": description},
+        )
+"""
+
+DROP_LONG_TOOLS = """
+from playground.tools.models import Tool
+Tool.objects.filter(name__regex=r"^(empty_schema_tool|bar_chart)_imported_[0-9]$").delete()
+"""
+
+
+async def test_the_providers_and_tools_tables_fit_their_cards_not_the_page(
+    signed_in: Page, daphne_server: DemoServer
+) -> None:
+    # At 560 px the providers' names wrapped a letter a line; at 800 px a hidden "Actions" header widened the whole
+    # Tools page; at 1280 px long tool names pushed a row's Delete out of the card.
+    page = signed_in
+    await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-c", LONG_TOOLS)
+    try:
+        await check_tables_fit(page)
+    finally:  # the other tests of this server count the demo's tools
+        await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-c", DROP_LONG_TOOLS)
+
+
+async def check_tables_fit(page: Page) -> None:
+    page_width = "document.documentElement.scrollWidth - window.innerWidth"
+    for width in (560, 800):
+        await page.set_viewport_size({"width": width, "height": 800})
+        await page.goto("/providers/")
+        name = page.locator(".endpoint-name").first
+        box = await name.bounding_box()
+        assert box is not None and box["width"] > 100, f"at {width} px the name column keeps room for a name"
+        assert await page.evaluate(page_width) <= 0, f"the Providers page scrolls sideways at {width} px"
+        await page.goto("/tools/")
+        assert await page.evaluate(page_width) <= 0, f"the Tools page scrolls sideways at {width} px"
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    await page.goto("/tools/")
+    overflow = await page.locator("#tool-list").evaluate("card => card.scrollWidth - card.clientWidth")
+    assert overflow <= 0, "every column of the tools table is inside its card"
+    await expect(page.get_by_test_id("tool-row").first.get_by_role("button", name="Delete")).to_be_in_viewport()
