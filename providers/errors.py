@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -101,3 +102,32 @@ def _non_negative(value: str | None) -> float | None:
     except ValueError:
         return None
     return number if number >= 0 else None
+
+
+_HTML_START = re.compile(rb"\s*<(!doctype\s+html|html)\b", re.IGNORECASE)
+_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HTML_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]*>")
+SNIPPET_CHARS = 200
+PAGE_NAME_CHARS = 80
+WRONG_PATH_STATUSES = frozenset({404, 405})
+
+
+def plain_message(status: int, body: bytes | str) -> str:
+    """A readable message for an error body that is not the provider's JSON: its first words, or, for a web page
+    (a wrong base URL that reached a site, or a proxy's own error page), what the page calls itself, not its markup."""
+    raw = body.encode(errors="replace") if isinstance(body, str) else body
+    text = raw.decode(errors="replace")
+    if _HTML_START.match(raw):
+        return f"HTTP {status}: {_page_summary(text)}" + (
+            " Is the base URL right?" if status in WRONG_PATH_STATUSES else ""
+        )
+    snippet = " ".join(text.split())[:SNIPPET_CHARS]
+    return f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}"
+
+
+def _page_summary(html: str) -> str:
+    title = _HTML_TITLE.search(html)
+    name = title[1] if title else _HTML_TAG.sub(" ", _HTML_HIDDEN.sub(" ", html))
+    name = " ".join(name.split())[:PAGE_NAME_CHARS]
+    return f"a web page (“{name}”), not the API's answer." if name else "a web page, not the API's answer."

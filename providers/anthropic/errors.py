@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from providers.errors import RETRYABLE, ErrorType, ProviderError, retry_after, status_type
+from providers.errors import RETRYABLE, ErrorType, ProviderError, plain_message, retry_after, status_type
 
 ERROR_TYPES: dict[str, ErrorType] = {
     "invalid_request_error": "invalid_request",
@@ -67,8 +67,7 @@ def _status_type(status: int) -> ErrorType:
 
 
 def _plain_message(status: int, text: str) -> str:
-    snippet = " ".join(text.split())[:200]
-    return f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}"
+    return plain_message(status, text)
 
 
 def _error(kind: ErrorType, message: str, status: int, headers: Mapping[str, str], raw: Any) -> ProviderError:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from providers.errors import RETRYABLE, ErrorType, ProviderError, retry_after, status_type
+from providers.errors import RETRYABLE, ErrorType, ProviderError, plain_message, retry_after, status_type
 
 _BY_STATUS: dict[str, ErrorType] = {
     "INVALID_ARGUMENT": "invalid_request",
@@ -134,5 +134,4 @@ def _message(obj: dict[str, Any], text: str, status: int) -> str:
     message = obj.get("message")
     if isinstance(message, str) and message:
         return message
-    snippet = " ".join(text.split())[:200]
-    return f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}"
+    return plain_message(status, text)

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from providers.errors import RETRYABLE, ErrorType, ProviderError, retry_after, status_type
+from providers.errors import RETRYABLE, ErrorType, ProviderError, plain_message, retry_after, status_type
 
 _BY_CODE: dict[str, ErrorType] = {
     "invalid_api_key": "authentication",
@@ -114,5 +114,4 @@ def _message(obj: dict[str, Any], body: bytes, status: int) -> str:
     message = obj.get("message")
     if isinstance(message, str) and message:
         return message
-    text = " ".join(body.decode(errors="replace").split())
-    return f"HTTP {status}: {text[:200]}" if text else f"HTTP {status}"
+    return plain_message(status, body)

@@ -52,7 +52,8 @@ def test_error_bodies(status: int, kind: str, internal: str, retryable: bool) ->
 def test_bodies_that_are_not_json_are_mapped_by_status(status: int, internal: str) -> None:
     error = decode_error(status, b"<html><body>\n  Bad gateway  </body></html>", {})
     assert error.type == internal
-    assert error.message == f"HTTP {status}: <html><body> Bad gateway </body></html>"
+    hint = " Is the base URL right?" if status == 404 else ""
+    assert error.message == f"HTTP {status}: a web page (“Bad gateway”), not the API's answer.{hint}"
     assert error.raw == "<html><body>\n  Bad gateway  </body></html>"
 
 

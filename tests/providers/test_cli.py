@@ -154,7 +154,7 @@ def test_decode_with_an_error_status() -> None:
     output = ok_json(run("decode", "--format", "openai-chat", "--status", "429", stdin=body))
     assert output["error"] == {"type": "rate_limit", "message": "You exceeded your current quota"}
     html = ok_json(run("decode", "--format", "openai-chat", "--status", "502", stdin=b"<html>Bad Gateway</html>"))
-    assert html["error"] == {"type": "server", "message": "HTTP 502: <html>Bad Gateway</html>"}
+    assert html["error"] == {"type": "server", "message": "HTTP 502: a web page (“Bad Gateway”), not the API's answer."}
 
 
 def test_import_prints_the_internal_request_and_notes_on_stderr() -> None:

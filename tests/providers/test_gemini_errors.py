@@ -68,7 +68,7 @@ def test_the_status_decides_when_the_body_says_nothing() -> None:
     error = decode_error(502, b"<html><body>\n  Bad gateway  </body></html>", {})
     assert (error.type, error.message, error.retryable) == (
         "server",
-        "HTTP 502: <html><body> Bad gateway </body></html>",
+        "HTTP 502: a web page (“Bad gateway”), not the API's answer.",
         True,
     )
     assert error.raw == "<html><body>\n  Bad gateway  </body></html>"

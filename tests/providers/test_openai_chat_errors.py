@@ -106,7 +106,7 @@ def test_503_overloaded_is_retryable() -> None:
 def test_non_json_body_from_a_proxy() -> None:
     error = decode(502, b"<html>\n<head><title>502 Bad Gateway</title></head>\n</html>\n")
     assert (error.type, error.retryable) == ("server", True)
-    assert error.message == "HTTP 502: <html> <head><title>502 Bad Gateway</title></head> </html>"
+    assert error.message == "HTTP 502: a web page (“502 Bad Gateway”), not the API's answer."  # not its markup
     assert error.raw == "<html>\n<head><title>502 Bad Gateway</title></head>\n</html>\n"
 
 

@@ -45,7 +45,7 @@ def test_bodies_that_are_not_json_are_mapped_by_status() -> None:
     error = decode_error(502, b"<html><body>\n  Bad gateway  </body></html>", {})
     assert (error.type, error.message, error.retryable) == (
         "server",
-        "HTTP 502: <html><body> Bad gateway </body></html>",
+        "HTTP 502: a web page (“Bad gateway”), not the API's answer.",
         True,
     )
     assert error.raw == "<html><body>\n  Bad gateway  </body></html>"
