@@ -92,6 +92,9 @@ def test_no_view_ever_returns_the_key(
     for response in refused:
         assert response.status_code == 200 and 'name="api_key" value=""' in response.content.decode()
         assert_no_key(response)
+    # Refused for something else than the key, the emptied field says why: the key has to be pasted again.
+    again = 'data-testid="api-key-again"'
+    assert [again in r.content.decode() for r in refused] == [True, True, True, True, False]  # the last: its own error
 
     assert_no_key(client.get(reverse("providers")))
     assert_no_key(client.get(edit_url))
