@@ -21,7 +21,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from playground.endpoints import checks, crypto
+from playground.endpoints import checks, crypto, policy
 from playground.endpoints.forms import KINDS, PRESETS, PRESETS_BY_KEY, EndpointForm, spec_for
 from playground.endpoints.models import Endpoint
 from playground.teams import access
@@ -213,13 +213,21 @@ def _test_response(
     return redirect("providers")
 
 
+UNSAVED_URL = "the base URL above has changed: save the endpoint, then fetch the models it lists."
+
+
 @require_POST
 @login_required
 async def fetch_models(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     endpoint, context = await sync_to_async(_endpoint_to_run)(request, pk)
     if endpoint.team_id is None:
         raise PermissionDenied("The built-in simulator endpoints cannot be changed.")
-    result = await checks.fetch_model_names(endpoint)
+    typed = policy.normalize_base_url(request.POST.get("base_url", ""))
+    if typed and typed != policy.normalize_base_url(endpoint.base_url):
+        # The edit form's URL, changed and not saved: fetching from the saved one would answer another question.
+        result = checks.ModelsResult([], "Not saved", UNSAVED_URL)
+    else:
+        result = await checks.fetch_model_names(endpoint)
     if result.ok:
         await sync_to_async(_store_model_names)(endpoint, result.names)
     return await sync_to_async(_models_response)(request, endpoint, result, context)

@@ -185,3 +185,22 @@ def test_fetch_on_the_edit_page_refills_the_model_fields(client: Client, alice: 
     html = response.content.decode()
     assert html.lstrip().startswith('<div class="endpoint-models" id="model-fields">')
     assert "sim-1\nsim-ollama" in html and '<option value="sim-1" selected>' in html
+
+
+def test_fetch_on_the_edit_page_with_a_changed_url_asks_to_save_first(
+    client: Client, alice: User, team: Team, sim_url: str
+) -> None:
+    # It fetched from the saved URL (a 404 there) while the field showed the corrected one.
+    endpoint = make_endpoint(team, base_url=sim_url + "/nothing/v1", model_names=["typed"], default_model="typed")
+    url = reverse("endpoint-fetch-models", args=[endpoint.pk])
+    client = signed_in(client, alice, team)
+    changed = {"base_url": sim_url + "/openai/v1"}
+    html = client.post(url, changed, HTTP_HX_TARGET="model-fields", **HTMX).content.decode()
+    assert "Not saved: the base URL above has changed: save the endpoint, then fetch the models it lists." in html
+    endpoint.refresh_from_db()
+    assert endpoint.model_names == ["typed"], "nothing fetched, nothing stored"
+    same = {"base_url": sim_url + "/openai/v1/"}  # saved, then fetched: a trailing slash is the same URL
+    endpoint.base_url = sim_url + "/openai/v1"
+    endpoint.save()
+    html = client.post(url, same, HTTP_HX_TARGET="model-fields", **HTMX).content.decode()
+    assert "Fetched" in html and "sim-1" in html
