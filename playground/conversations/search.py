@@ -224,17 +224,26 @@ def _after(rows: QuerySet[Conversation], query: ListQuery, full_text: bool) -> Q
 def _snippet(conversation: Conversation, text: str) -> SafeString | str:
     # A search's operators ("-word" leaves rows out, "or" joins two) are not words to mark.
     marks = [w for w in _words(text) if not w.startswith("-") and w.lower() != "or"]
-    return _cut(conversation.search_text, marks) if marks else ""
+    return _cut(_after_title(conversation), marks) if marks else ""
+
+
+def _after_title(conversation: Conversation) -> str:
+    """The indexed text without its title, which the row shows just above the snippet: the title it starts with,
+    and the first message that usually is the title again."""
+    title = conversation.title.strip()
+    return "\n".join(part for part in conversation.search_text.split("\n") if not title or part.strip() != title)
 
 
 def _cut(text: str, words: list[str]) -> SafeString | str:
-    """Around the first match, with every word marked (escaped first, so the text cannot inject markup)."""
+    """Around the first match, with every word marked (escaped first, so the text cannot inject markup). The indexed
+    parts (a message, a call's name, its arguments, a result) are set apart by " · ", not run together."""
     lower = text.lower()
     hits = [i for i in (lower.find(w.lower()) for w in words) if i >= 0]
     if not hits:
         return ""
     start = max(0, min(hits) - SNIPPET_CHARS // 3)
-    piece = " ".join(text[start : start + SNIPPET_CHARS].split())
+    parts = (" ".join(line.split()) for line in text[start : start + SNIPPET_CHARS].split("\n"))
+    piece = " · ".join(part for part in parts if part)
     marked = escape(piece)
     for word in sorted(set(words), key=len, reverse=True):
         pattern = re.compile(re.escape(escape(word)), re.IGNORECASE)

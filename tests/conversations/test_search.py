@@ -5,6 +5,7 @@ Runs on SQLite (substring search) and, in the services pass, on PostgreSQL (full
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -317,3 +318,14 @@ def test_a_comparisons_conversations_say_their_part_and_its_repeats_can_be_hidde
 
     kept = set(titles(listing(client, alice, team, repeats="hide")))
     assert kept == {str(c.pk) for c in (chat, replay, runs[0, 0], runs[1, 0])}
+
+
+def test_a_snippet_leaves_the_title_out_and_keeps_its_parts_apart(client: Client, alice: User, team: Team) -> None:
+    # The title (also the first message) came twice, then calls, arguments and results ran together as one line.
+    titled = make(team, alice, "Weather in Paris and Tokyo?", text="Weather in Paris and Tokyo?")
+    called = make(team, alice, "Trip", call=("get_weather", '{"city": "Tokyo"}'))
+    html = listing(client, alice, team, q="tokyo")
+    rows = dict(re.findall(r'data-conversation="(\d+)">(.*?)</tr>', html, re.S))
+    assert 'data-testid="search-snippet"' not in rows[str(titled.pk)], "its only match is the title, shown above it"
+    snippet = re.search(r'data-testid="search-snippet">(.*?)</div>', rows[str(called.pk)], re.S)
+    assert snippet is not None and snippet[1].strip() == "get_weather · city <mark>Tokyo</mark>"
