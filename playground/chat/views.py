@@ -115,6 +115,8 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "options": options,
         "options_changed": changed_parameters(options),
         "endpoints": endpoints,
+        # A saved chat whose endpoint is not here (imported from elsewhere, or deleted): no other one is preselected.
+        "endpoint_missing": bool(saved) and all(e.pk != options["endpoint_id"] for e in endpoints),
         # Replay on…'s model to start from: this chat's, or (a new chat has none yet) the first endpoint's default.
         "replay_model": conversation.model or (endpoints[0].default_model if endpoints else ""),
         "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),

@@ -156,6 +156,11 @@ def test_an_unknown_endpoint_is_left_empty_with_its_name_kept(
     notes = flashes(client, response)
     assert any("No endpoint called 'Our vLLM box'" in note for note in notes)
     assert any("lookup_order" in note and "Tools page" in note for note in notes)
+    # Its page preselects no other endpoint (the first one was shown as if it were this chat's), and the wire pane
+    # names the format the conversation ran in.
+    html = client.get(f"/c/{copy.pk}/").content.decode()
+    assert '<option value="" data-format="openai-chat" selected>Pick one (Our vLLM box is not here)</option>' in html
+    assert "selected>Simulated" not in html
 
 
 def test_a_running_conversation_comes_back_interrupted(
