@@ -23,6 +23,7 @@ from playground.conversations.models import Conversation, Message, RoundTrip
 from playground.conversations.raw_events import add_batched
 from playground.conversations.shapes import ImportRefused
 from playground.endpoints.models import Endpoint
+from playground.tools.transfer import CROSSWIRE_FORMAT as TOOLS_FORMAT
 from providers import jsonsafe
 from providers.client import redact_headers
 from providers.client.scrub import Scrubber
@@ -255,6 +256,8 @@ def detect_format(body: dict[str, Any]) -> str:
         return "gemini"
     if "messages" not in body and ("input" in body or "instructions" in body):
         return "openai-responses"
+    if body.get("format") == TOOLS_FORMAT:
+        raise ImportRefused("This is a Crosswire tool list, not a conversation: import it on the Tools page (Import).")
     if not isinstance(body.get("messages"), list):
         raise ImportRefused(
             "This is neither a Crosswire export nor a request body in a format Crosswire reads (OpenAI Chat, "

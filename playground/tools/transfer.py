@@ -89,7 +89,18 @@ def read_document(text: str, fmt: str = "auto") -> tuple[str, list[Any]]:
         raise ImportRefused("The list holds no tools.")
     if len(document) > MAX_IMPORT_TOOLS:
         raise ImportRefused(f"{len(document)} tools is more than the {MAX_IMPORT_TOOLS} one import takes.")
+    if fmt == "auto" and not any(isinstance(e, dict) and _TOOL_KEYS & e.keys() for e in document):
+        # Nothing a tool in any format has: said as such, not as one format's refusal of every entry.
+        raise ImportRefused(NOT_TOOLS)
     return (_detect(document) if fmt == "auto" else fmt), document
+
+
+# Keys a tool has in at least one format (OpenAI's "function", Anthropic's "name" and "input_schema", ours).
+_TOOL_KEYS = frozenset({"function", "name", "input_schema", "mode", "canned_rules"})
+NOT_TOOLS = (
+    'Nothing here looks like a tool: expected OpenAI tools ({"type": "function", "function": {...}}), '
+    'Anthropic tools ({"name", "input_schema"}), a request body with `tools`, or a Crosswire export.'
+)
 
 
 @dataclass

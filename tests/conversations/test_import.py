@@ -293,6 +293,11 @@ def test_too_deep_is_refused(client: Client, team: Team, bob: User, settings: Se
         ("{not json", "auto", "Invalid JSON"),
         ("[1, 2]", "auto", "Expected a JSON object"),
         ('{"hello": "world"}', "auto", "it has no `messages`, `input` or `contents`"),
+        (
+            '{"format": "crosswire.tools", "version": 1, "tools": []}',
+            "auto",
+            "This is a Crosswire tool list, not a conversation: import it on the Tools page (Import).",
+        ),
         ('{"messages": [{"role": "user", "content": "hi"}]}', "crosswire", "`format` must be 'crosswire.conversation'"),
         ('{"format": "crosswire.conversation", "version": 2}', "auto", "Unsupported Crosswire export version 2"),
         ('{"format": "crosswire.conversation", "version": 1}', "anthropic", "not a request body in Anthropic format"),

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils.html import escape
 
 from playground.tools.models import Tool
-from playground.tools.transfer import read_document
+from playground.tools.transfer import NOT_TOOLS, read_document
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -230,6 +231,14 @@ def test_unusable_documents_are_refused_as_a_whole(
 ) -> None:
     html = preview(signed_in(client, bob, team), text)
     assert f'<p class="alert alert-error" role="alert" data-testid="import-refused">{message}</p>' in html
+
+
+@pytest.mark.parametrize("text", ['{"a": 1}', '[{"a": 1}, {"b": 2}]', '{"tools": [{"x": 1}]}'])
+def test_a_document_with_nothing_like_a_tool_says_so(client: Client, bob: User, team: Team, text: str) -> None:
+    # It was read as Anthropic's, and each entry refused as "not an Anthropic custom tool".
+    html = preview(signed_in(client, bob, team), text)
+    assert f'data-testid="import-refused">{escape(NOT_TOOLS)}</p>' in html
+    assert "Anthropic format" not in html
 
 
 def test_existing_names_are_skipped_by_default(client: Client, bob: User, team: Team) -> None:
