@@ -26,6 +26,14 @@ def transport_of(value: str) -> str:
     return value if value in TRANSPORTS else MCPServer.Transport.HTTP
 
 
+# In seconds, as the field says: Django's own words ("Ensure this value is greater than…") say neither unit nor why.
+TIMEOUT_ERRORS = {
+    "min_value": "A timeout is at least 0.1 seconds.",
+    "max_value": "A timeout is at most 600 seconds (10 minutes).",
+    "invalid": "A timeout is a number of seconds, such as 10 or 2.5.",
+}
+
+
 class MCPServerForm(forms.Form):
     name = forms.CharField(max_length=100)
     url = forms.CharField(max_length=500, required=False)
@@ -34,8 +42,8 @@ class MCPServerForm(forms.Form):
     auth_header_value = forms.CharField(max_length=4000, required=False, widget=forms.PasswordInput())
     remove_auth = forms.BooleanField(required=False)
     stdio_key = forms.ChoiceField(required=False, choices=())
-    connect_timeout_s = forms.FloatField(min_value=0.1, max_value=600.0, required=False)
-    call_timeout_s = forms.FloatField(min_value=0.1, max_value=600.0, required=False)
+    connect_timeout_s = forms.FloatField(min_value=0.1, max_value=600.0, required=False, error_messages=TIMEOUT_ERRORS)
+    call_timeout_s = forms.FloatField(min_value=0.1, max_value=600.0, required=False, error_messages=TIMEOUT_ERRORS)
     # Set by the page after a connection failure, so a server that is down today can still be saved.
     save_anyway = forms.BooleanField(required=False)
 

@@ -138,3 +138,22 @@ async def test_a_snapshot_naming_another_teams_server_is_never_sent_there(team: 
         "echo is answered by an MCP server this team no longer has; sync or re-import the tool."
     )
     assert outcome.traffic == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-1", "A timeout is at least 0.1 seconds."),
+        ("601", "A timeout is at most 600 seconds (10 minutes)."),
+        ("soon", "A timeout is a number of seconds, such as 10 or 2.5."),
+    ],
+)
+@pytest.mark.django_db
+def test_a_timeout_out_of_range_is_refused_in_seconds(alice: User, value: str, message: str) -> None:
+    from playground.mcp.forms import MCPServerForm
+
+    team = access.ensure_personal_team(alice)
+    data = {"name": "remote", "url": "http://127.0.0.1:9/mcp", "connect_timeout_s": value, "call_timeout_s": value}
+    form = MCPServerForm(data, team=team, transport=MCPServer.Transport.HTTP, is_owner=True)
+    assert not form.is_valid()
+    assert form.errors["connect_timeout_s"] == [message] == form.errors["call_timeout_s"]
