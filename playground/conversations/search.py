@@ -59,6 +59,11 @@ class ListQuery:
     def filtered(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self) if f.name not in ("sort", "after"))
 
+    def dates_crossed(self) -> bool:
+        """From is after To: nothing can match, and the page says why rather than only that nothing does."""
+        since, until = _day(self.since), _day(self.until)
+        return since is not None and until is not None and since > until
+
     def url_for_next(self, cursor: str) -> str:
         query = QueryDict(mutable=True)
         for f in fields(self):

@@ -329,3 +329,11 @@ def test_a_snippet_leaves_the_title_out_and_keeps_its_parts_apart(client: Client
     assert 'data-testid="search-snippet"' not in rows[str(titled.pk)], "its only match is the title, shown above it"
     snippet = re.search(r'data-testid="search-snippet">(.*?)</div>', rows[str(called.pk)], re.S)
     assert snippet is not None and snippet[1].strip() == "get_weather · city <mark>Tokyo</mark>"
+
+
+def test_a_from_date_after_the_to_date_is_pointed_out(client: Client, alice: User, team: Team) -> None:
+    make(team, alice, "Anything")
+    html = listing(client, alice, team, since="2026-12-07", until="2026-11-01")
+    assert "No conversation matches these filters" in html
+    assert "The From date (2026-12-07) is after the To date (2026-11-01)" in html
+    assert 'data-testid="dates-crossed"' not in listing(client, alice, team, since="2026-11-01", until="2026-12-07")
