@@ -79,6 +79,18 @@
   document.addEventListener("click", function (event) {
     if (event.target.tagName === "DIALOG") event.target.close();
   });
+  // In a narrow window the sections scroll sideways in one row: its edge fades while more of it is out of sight,
+  // so the sections past the edge are not taken for missing.
+  var nav = document.querySelector(".nav");
+  function markNavOverflow() {
+    if (!nav) return;
+    nav.dataset.more = nav.scrollLeft + nav.clientWidth < nav.scrollWidth - 1 ? "1" : "0";
+  }
+  if (nav) {
+    nav.addEventListener("scroll", markNavOverflow, { passive: true });
+    window.addEventListener("resize", markNavOverflow);
+    markNavOverflow();
+  }
   if (window.matchMedia) {
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", function (event) {
       if (!savedTheme()) setTheme(event.matches ? "dark" : "light", false);

@@ -205,3 +205,17 @@ async def check_tables_fit(page: Page) -> None:
     overflow = await page.locator("#tool-list").evaluate("card => card.scrollWidth - card.clientWidth")
     assert overflow <= 0, "every column of the tools table is inside its card"
     await expect(page.get_by_test_id("tool-row").first.get_by_role("button", name="Delete")).to_be_in_viewport()
+
+
+async def test_a_narrow_windows_sections_fade_at_the_edge_while_more_are_out_of_sight(signed_in: Page) -> None:
+    page = signed_in
+    await page.set_viewport_size({"width": 560, "height": 800})
+    await page.goto("/tools/")
+    nav = page.locator(".nav")
+    await expect(nav).to_have_attribute("data-more", "1")
+    assert await nav.evaluate("n => getComputedStyle(n).maskImage") != "none"
+    await nav.evaluate("n => { n.scrollLeft = n.scrollWidth; }")
+    await expect(nav).to_have_attribute("data-more", "0")  # at the end: nothing more, no fade
+    assert await nav.evaluate("n => getComputedStyle(n).maskImage") == "none"
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    await expect(nav).to_have_attribute("data-more", "0")  # the sidebar lists them all
