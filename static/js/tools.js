@@ -101,7 +101,21 @@
   document.addEventListener("keydown", onEditorKeydown);
   document.addEventListener("input", function (event) {
     if (event.target.matches && event.target.matches("textarea[data-code-editor]")) renderGutter(event.target);
+    settleSaveErrors(event.target);
   });
+
+  // A refused save lists what was wrong then; once the form is edited that list is history (the live checks under
+  // each field say what is wrong now): it gives way to a line that only says the tool is not saved yet.
+  function settleSaveErrors(target) {
+    var box = document.querySelector("[data-testid=save-errors]");
+    if (!box || box.dataset.settled || !target.closest || !target.closest("form")) return;
+    box.dataset.settled = "1";
+    box.textContent = "";
+    var strong = document.createElement("strong");
+    strong.textContent = "Not saved yet.";
+    box.appendChild(strong);
+    box.appendChild(document.createTextNode(" Save when the checks below are clear."));
+  }
   // scroll does not bubble: listen in the capture phase to see every editor's.
   document.addEventListener("scroll", onScroll, true);
   document.addEventListener("click", onClick);

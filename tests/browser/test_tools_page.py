@@ -141,3 +141,20 @@ async def test_editor_fill_buttons_canned_rules_and_import(signed_in: Page) -> N
     await page.get_by_test_id("import-apply").click()
     await expect(page.locator(".flash-success")).to_have_text("Imported 1 tool, 1 refused.")
     await expect(page.locator('[data-testid="tool-row"][data-tool="browser_imported"]')).to_be_visible()
+
+
+async def test_a_refused_saves_list_gives_way_once_the_form_is_edited(
+    signed_in: Page, console_errors: list[str]
+) -> None:
+    # It kept saying "A name is required" above a name typed since, whose own check said something else.
+    page = signed_in
+    await page.goto("/tools/new/")
+    await page.get_by_test_id("save-tool").click()
+    errors = page.get_by_test_id("save-errors")
+    await expect(errors).to_contain_text("A name is required.")
+    await page.get_by_test_id("tool-name-input").fill("my tool!")
+    await expect(errors).to_have_text("Not saved yet. Save when the checks below are clear.")
+    # The refused save's page comes with status 422, which Chromium logs as a failed load: that one is expected.
+    refused = [e for e in console_errors if "status of 422" in e and "/tools/new/" in e]
+    assert len(refused) == 1
+    console_errors.remove(refused[0])
