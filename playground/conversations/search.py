@@ -246,7 +246,11 @@ def _cut(text: str, words: list[str]) -> SafeString | str:
     hits = [i for i in (lower.find(w.lower()) for w in words) if i >= 0]
     if not hits:
         return ""
-    start = max(0, min(hits) - SNIPPET_CHARS // 3)
+    first = min(hits)
+    start = max(0, first - SNIPPET_CHARS // 3)
+    if start:  # from the start of a word: "…ity unit" read as a typo
+        space = re.search(r"\s", text[start:first])
+        start = start + space.end() if space else first
     parts = (" ".join(line.split()) for line in text[start : start + SNIPPET_CHARS].split("\n"))
     piece = " · ".join(part for part in parts if part)
     marked = escape(piece)

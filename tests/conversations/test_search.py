@@ -337,3 +337,12 @@ def test_a_from_date_after_the_to_date_is_pointed_out(client: Client, alice: Use
     assert "No conversation matches these filters" in html
     assert "The From date (2026-12-07) is after the To date (2026-11-01)" in html
     assert 'data-testid="dates-crossed"' not in listing(client, alice, team, since="2026-11-01", until="2026-12-07")
+
+
+def test_a_snippet_cut_from_the_middle_starts_at_a_word(client: Client, alice: User, team: Team) -> None:
+    text = " ".join(f"word{n:03d}" for n in range(60)) + " needle after"
+    make(team, alice, "Long", text=text)
+    snippet = re.search(r'data-testid="search-snippet">(.*?)</div>', listing(client, alice, team, q="needle"), re.S)
+    assert snippet is not None
+    first = snippet[1].strip().removeprefix("…").split()[0]
+    assert re.fullmatch(r"word\d{3}", first), f"{first!r} is a piece of a word"
