@@ -190,6 +190,19 @@ async def capture_team_and_interrupted(page: Page, url: str, theme: str, out: Pa
     await page.set_viewport_size({"width": 1280, "height": 800})
 
 
+async def capture_forms(page: Page, url: str, out: Path) -> None:
+    """The tool editor with a schema error, and an endpoint added from a preset (docs/tools.md, providers-page.md)."""
+    await page.goto(f"{url}/tools/new/")
+    await page.get_by_test_id("tool-name-input").fill("get_forecast")
+    schema = '{"type": "object", "properties": {"city": {"type": "strin"}}, "required": "city"}'
+    await page.fill("#tool-parameters", schema)
+    await page.locator("#schema-problems").filter(has_text="problem").wait_for(timeout=10_000)
+    await page.screenshot(path=out / "tool-editor.png")
+    await page.goto(f"{url}/providers/new/?kind=openai-compatible&preset=ollama")
+    await page.fill("input[name=name]", "Ollama on the workstation")
+    await page.screenshot(path=out / "providers-form.png")
+
+
 async def take(url: str, password: str, out: Path) -> None:
     interrupted = make_interrupted(url)
     chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
@@ -207,8 +220,9 @@ async def take(url: str, password: str, out: Path) -> None:
             await page.fill("input[name=password]", password)
             await page.click("button[type=submit]")
             await page.wait_for_selector("[data-testid=composer]")
-            # The switch is saved by its POST; the page it then opens is left for the next page's goto.
-            async with page.expect_response("**/team/switch/"):
+            # The switch is saved by its POST, then htmx opens the page it answers with: waited for, or the next
+            # goto would be cut short by it (ERR_ABORTED).
+            async with page.expect_navigation():
                 await page.select_option("#team-switch", label="Demo team")
             await page.wait_for_load_state()
             for path, name in PAGES:
@@ -221,6 +235,8 @@ async def take(url: str, password: str, out: Path) -> None:
             await capture_chat(page, url, theme, out)
             await capture_compare(page, url, theme, out)
             await capture_review(page, url, theme, out)
+            if theme == "light":
+                await capture_forms(page, url, out)
             await context.close()
         await browser.close()
 
