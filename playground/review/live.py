@@ -28,11 +28,15 @@ def review_group(conversation_id: int) -> str:
 def publish(conversation_id: int, payload: dict[str, Any]) -> None:
     """Best effort, from a sync view: the change is saved whatever happens here, and a page that missed the frame
     shows it on its next load (or when its socket reconnects)."""
+    async_to_sync(_send)(conversation_id, payload)
+
+
+async def _send(conversation_id: int, payload: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(review_group(conversation_id), {"type": EVENT_TYPE, "payload": payload})
+        await layer.group_send(review_group(conversation_id), {"type": EVENT_TYPE, "payload": payload})
     except Exception:  # the layer (Redis) is away: saving must not fail because live delivery did
         logger.warning("review event for conversation %s not delivered", conversation_id, exc_info=True)
 
@@ -55,17 +59,6 @@ def labels_changed(conversation_id: int) -> None:
 def timeline_changed(conversation_id: int) -> None:
     """From a run, when it saves where it stands (a question asked or answered, its end): open review pages read
     the timeline again. Sent after the run's own frames, in a task: a review page never holds a run up."""
-    task = asyncio.get_running_loop().create_task(_send_timeline(conversation_id))
+    task = asyncio.get_running_loop().create_task(_send(conversation_id, {"type": "review.timeline"}))
     _sending.add(task)
     task.add_done_callback(_sending.discard)
-
-
-async def _send_timeline(conversation_id: int) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    event = {"type": EVENT_TYPE, "payload": {"type": "review.timeline"}}
-    try:
-        await layer.group_send(review_group(conversation_id), event)
-    except Exception:  # the layer is away: a page that missed it reads the timeline when its socket is back
-        logger.warning("review timeline event for conversation %s not delivered", conversation_id, exc_info=True)

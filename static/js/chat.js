@@ -350,7 +350,7 @@
     var form = document.getElementById("composer-form");
     if (form) form.insertBefore(card, form.firstChild); else live.appendChild(card);
     state.readOnly = !frame.can_edit;
-    if (sendButton) sendButton.disabled = state.running || state.readOnly;
+    setRunning(state.running); // Send follows both: a run going, and the role
     if (composer) composer.disabled = state.readOnly;
     var attachInput = document.getElementById("attach-input");
     if (attachInput) attachInput.disabled = state.readOnly;
