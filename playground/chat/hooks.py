@@ -219,6 +219,7 @@ class ConversationHooks:
         if result.is_error:
             message["is_error"] = True
         await self._save_message(message, complete=True, meta=meta)
+        timeline_changed(self.conversation.pk)  # a run that answers its own calls shows each round trip as it ends
         frame = {"type": "tool.result", "call_id": call["id"], "content": result.content, "is_error": result.is_error}
         if "edited_arguments" in meta:  # approved with the person's edit: the card shows what ran
             frame["edited_arguments"] = meta["edited_arguments"]

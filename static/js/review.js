@@ -222,16 +222,26 @@
   // A run of this conversation saved where it stands (it asked a question, was answered, or ended): the timeline
   // and the jump bar are read again from the page. Text being typed in the timeline holds it until it is left.
   var timelineStale = false;
+  // Parallel calls' results come in a burst: one read at a time, and one more after it if any came meanwhile, so
+  // an older page never lands over a newer one.
+  var timelineReading = false;
+  var timelineAgain = false;
 
   function refreshTimeline() {
     var entries = document.getElementById("review-entries");
     if (!entries || !root.dataset.wsUrl) return;
     if (busy(entries)) { timelineStale = true; return; }
+    if (timelineReading) { timelineAgain = true; return; }
     timelineStale = false;
+    timelineReading = true;
     fetch(location.pathname, { credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
       .then(function (html) { swapTimeline(new DOMParser().parseFromString(html, "text/html")); })
-      .catch(function () { timelineStale = true; }); // tried again when the socket or the focus next moves
+      .catch(function () { timelineStale = true; }) // tried again when the socket or the focus next moves
+      .then(function () {
+        timelineReading = false;
+        if (timelineAgain) { timelineAgain = false; refreshTimeline(); }
+      });
   }
 
   function swapTimeline(fresh) {

@@ -57,7 +57,27 @@ async def test_a_review_page_hears_when_a_run_asks_and_when_it_ends(conversation
     run.control({"type": "approval", "call_id": call_id, "action": "approve"})
     assert run.task is not None
     await run.task
-    frames = [await watcher.receive_json_from(timeout=TIMEOUT_S) for _ in range(2)]
-    assert frames == [{"type": "review.timeline"}] * 2, "answered (running again), then ended"
+    frames = [await watcher.receive_json_from(timeout=TIMEOUT_S) for _ in range(3)]
+    assert frames == [{"type": "review.timeline"}] * 3, "answered (running again), the call's result, then ended"
+    assert await watcher.receive_nothing(timeout=0.2)
+    await watcher.disconnect()
+
+
+async def test_a_run_that_answers_its_own_calls_tells_the_review_of_each_result(
+    conversation: Conversation, carol: User
+) -> None:
+    """Nothing is asked, so the status changes only at the end: the results are what the review follows meanwhile."""
+    watcher = await review_socket(carol, conversation.pk)
+    chat_options = ChatOptions(**await database_sync_to_async(options)())
+    fresh = await Conversation.objects.select_related("team").aget(pk=conversation.pk)
+    text = '/call calculator {"expression": "6 * 7"}'
+    run = (await start_turn(conversation=fresh, text=text, options=chat_options)).run
+    first: dict[str, Any] = await watcher.receive_json_from(timeout=TIMEOUT_S)
+    assert first == {"type": "review.timeline"}
+    roles = [role async for role in conversation.messages.order_by("position").values_list("role", flat=True)]
+    assert roles[:3] == ["user", "assistant", "tool"], "sent once the result is saved: the page reads it"
+    assert run.task is not None
+    await run.task
+    assert await watcher.receive_json_from(timeout=TIMEOUT_S) == {"type": "review.timeline"}, "then its end"
     assert await watcher.receive_nothing(timeout=0.2)
     await watcher.disconnect()
