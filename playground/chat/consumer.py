@@ -158,7 +158,7 @@ class ChatConsumer(ConversationConsumer):
         elif not await self._may_act():
             return
         elif kind == "retry":
-            await self._resume(None)
+            await self._resume(None, current_settings=True)
         elif await self._interrupted():
             await self._answer_interrupted(content)
         else:
@@ -189,11 +189,13 @@ class ChatConsumer(ConversationConsumer):
             return
         await self._resume({str(content["call_id"]): content})
 
-    async def _resume(self, answers: dict[str, dict[str, Any]] | None) -> None:
+    async def _resume(self, answers: dict[str, dict[str, Any]] | None, *, current_settings: bool = False) -> None:
         assert self.conversation is not None
         conversation = await Conversation.objects.select_related("team").aget(pk=self.conversation.pk)
         try:
-            run = await resume_turn(conversation=conversation, answers=answers, user=self.scope["user"])
+            run = await resume_turn(
+                conversation=conversation, answers=answers, user=self.scope["user"], current_settings=current_settings
+            )
         except TurnRefused as exc:
             await self.send_json({"type": "error", "error": str(exc)})
             return

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 CONFIGURED_FIELDS = ("endpoint", "endpoint_name", "format", "model", "settings", "tools", "title")
 STILL_RUNNING = "This conversation is still running: stop it or wait for it to finish."
+NOTHING_TO_RETRY = "There is nothing to retry yet: send a message first."
 RUN_STALE_AFTER_S = 90  # a running or waiting conversation not touched for this long belongs to a dead process
 
 HistoryRow = tuple[int, dict[str, Any], bool]  # a saved message: position, data, complete
@@ -112,6 +113,28 @@ def open_turn(
     """Check the endpoint, the policy, the person's runs and the tools; claim the conversation with the turn's
     settings; save the user's message. Nothing is saved when a check refuses; the claim is released if saving the
     message fails. On the ORM's thread."""
+    claim(conversation, user, _checked_configuration(conversation, options, user, title))
+    try:
+        return OpenedTurn(_append_user_message(conversation, content), next_round_trip(conversation))
+    except BaseException:
+        release(conversation)
+        raise
+
+
+def reopen_turn(conversation: Conversation, user: AbstractBaseUser | None) -> None:
+    """Retry from here: claim the conversation with the settings as the page holds them now (saved as they change),
+    not those of the turn that failed, so a model or endpoint changed after an error is the one retried. The same
+    checks as a new message's; nothing is saved when one refuses. On the ORM's thread."""
+    if not Message.objects.filter(conversation=conversation).exists():
+        raise TurnRefused(NOTHING_TO_RETRY)
+    options = ChatOptions(**conversation.settings)
+    claim(conversation, user, _checked_configuration(conversation, options, user, conversation.title))
+
+
+def _checked_configuration(
+    conversation: Conversation, options: ChatOptions, user: AbstractBaseUser | None, title: str
+) -> dict[str, Any]:
+    """The endpoint, the policy, the person's runs and the tools checked; the turn's settings, for the claim."""
     endpoint = next(iter(_ENDPOINT.instances(conversation.team_id, options.endpoint_id)), None)
     if endpoint is None:
         raise TurnRefused("Pick a provider endpoint.")
@@ -121,12 +144,7 @@ def open_turn(
     missing = sorted(set(options.tools) - {t.name for t in tools})
     if missing:
         raise TurnRefused(f"Unknown tools: {', '.join(missing)}.")
-    claim(conversation, user, configure(conversation, endpoint, options, tools, title))
-    try:
-        return OpenedTurn(_append_user_message(conversation, content), next_round_trip(conversation))
-    except BaseException:
-        release(conversation)
-        raise
+    return configure(conversation, endpoint, options, tools, title)
 
 
 def open_admitted_turn(

@@ -17,6 +17,7 @@ from playground.chat.attachments import image_count, user_content
 from playground.chat.hooks import ConversationHooks
 from playground.chat.loop import LoopSettings, Outcome, ToolLoop
 from playground.chat.opening import (
+    NOTHING_TO_RETRY,
     RUN_STALE_AFTER_S,
     STILL_RUNNING,
     AccessLost,
@@ -30,6 +31,7 @@ from playground.chat.opening import (
     open_turn,
     read_opened,
     release,
+    reopen_turn,
     title_for,
     visible_endpoints,
 )
@@ -125,15 +127,25 @@ async def resume_turn(
     conversation: Conversation,
     answers: dict[str, dict[str, Any]] | None = None,
     user: AbstractBaseUser | None = None,
+    current_settings: bool = False,
 ) -> ActiveRun:
     """Go on from the saved history with no new message: Retry from here after an interruption or an error, or an
-    answer given to a question the interrupted run had asked (``answers``: call id -> the answer message)."""
+    answer given to a question the interrupted run had asked (``answers``: call id -> the answer message).
+
+    ``current_settings``: Retry's, run with the chat's settings as they are now (the endpoint, model and tools it
+    names), checked as a new message's are. Otherwise with those of the turn it goes on from: an answer goes to the
+    calls of that turn's tools, and a replay starts with the settings it was made with."""
     if REGISTRY.is_running(conversation.pk):
         raise TurnRefused(STILL_RUNNING)
-    endpoint = await Endpoint.objects.filter(pk=conversation.endpoint_id).afirst()
-    if endpoint is None or not conversation.settings:
-        raise TurnRefused("There is nothing to retry yet: send a message first.")
-    await orm_thread(_check_and_claim)(conversation, endpoint, user)
+    if not conversation.settings:
+        raise TurnRefused(NOTHING_TO_RETRY)
+    if current_settings:
+        await orm_thread(reopen_turn)(conversation, user)
+    else:
+        endpoint = await Endpoint.objects.filter(pk=conversation.endpoint_id).afirst()
+        if endpoint is None:
+            raise TurnRefused(NOTHING_TO_RETRY)
+        await orm_thread(_check_and_claim)(conversation, endpoint, user)
     try:
         return await REGISTRY.start(
             conversation.pk, lambda run: run_conversation(conversation.pk, run, answers=answers or {})

@@ -21,7 +21,7 @@ from playground.chat.service import TurnRefused, resume_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.replay import ComparisonLink, comparison_links, replay_points
 from playground.conversations.access import member_conversation
-from playground.conversations.models import Conversation
+from playground.conversations.models import RETRY_STATUSES, Conversation
 from playground.conversations.pane_views import round_trip_part
 from playground.conversations.panes import PaneLinks, light_round_trips, page_round_trips
 from playground.conversations.present import number_of, transcript, with_failures
@@ -112,6 +112,8 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "conversation": conversation,
         "can_edit": can_edit,
         "running": REGISTRY.is_running(conversation.pk),
+        "can_retry": conversation.status in RETRY_STATUSES,
+        "retry_statuses": " ".join(RETRY_STATUSES),
         "options": options,
         "options_changed": changed_parameters(options),
         "endpoints": endpoints,
@@ -178,7 +180,7 @@ async def retry(request: HttpRequest, pk: int) -> HttpResponse:
     if not can_edit:
         raise PermissionDenied("Viewers can read this conversation but not run it.")
     try:
-        await resume_turn(conversation=conversation, user=request.user)
+        await resume_turn(conversation=conversation, user=request.user, current_settings=True)
     except TurnRefused as exc:
         await sync_to_async(messages.error)(request, str(exc))
     else:

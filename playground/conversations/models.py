@@ -79,6 +79,8 @@ class Conversation(models.Model):
 
 # A run holds the conversation in these states: streaming, or waiting for a person's answer.
 BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
+# Ended on a failure, not by a person or a limit: Retry from here is offered (with the settings as they are now).
+RETRY_STATUSES = (Conversation.Status.ERROR, Conversation.Status.INTERRUPTED)
 
 
 class RoundTrip(models.Model):

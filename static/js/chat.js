@@ -144,7 +144,14 @@
     box.querySelector(".run-label").textContent = frame.label || frame.status;
     box.querySelector(".run-message").textContent = frame.message || "";
     setRunning(frame.status === "running" || frame.status === "waiting");
-    if (retryForm) retryForm.hidden = frame.status !== "interrupted";
+    showRetry(frame.status);
+  }
+  // Retry from here, beside the status and beside Send (where the error was just read): after a failure only.
+  var retryComposer = document.getElementById("retry-composer");
+  function showRetry(status) {
+    var offered = !!retryForm && retryForm.dataset.statuses.split(" ").indexOf(status) >= 0;
+    if (retryForm) retryForm.hidden = !offered;
+    if (retryComposer) retryComposer.hidden = !offered;
   }
   function onSnapshot(frame) {
     root.dataset.connected = "1";
@@ -448,6 +455,15 @@
       if (!saving) saveOptions();
     });
   }
+  // Retry runs with the saved settings: a change still being saved goes first, then the retry.
+  var retryAfterSave = false;
+  if (retryForm) {
+    retryForm.addEventListener("submit", function (event) {
+      if (!saving && !dirty) return;
+      event.preventDefault();
+      retryAfterSave = true;
+    });
+  }
   function saveOptions() {
     saving = true;
     dirty = false;
@@ -460,6 +476,7 @@
     }).catch(function () {}).then(function () { // offline: the settings still go with the next message
       saving = false;
       if (dirty) saveOptions();
+      else if (retryAfterSave) { retryAfterSave = false; retryForm.requestSubmit(); }
     });
   }
   function showChanged(changed) {

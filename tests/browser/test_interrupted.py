@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 from tests.conftest import DemoServer
 from tests.helpers import manage
@@ -56,3 +56,33 @@ async def test_an_interrupted_conversation_is_shown_plainly_and_retried(
     await expect(status).to_have_attribute("data-status", "done", timeout=20_000)
     await expect(page.get_by_test_id("retry-button")).to_be_hidden()
     await expect(page.get_by_test_id("message")).to_have_count(3)
+
+
+async def test_a_providers_error_offers_retry_beside_send_with_the_model_changed_since(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await page.get_by_test_id("endpoint-select").select_option(label="Simulated OpenAI")
+    await page.get_by_test_id("model-input").fill("sim-429")  # the simulator's rate limit
+    await page.get_by_test_id("composer").fill("What's the weather in Paris?")
+    await page.keyboard.press("Control+Enter")
+    status = page.get_by_test_id("run-status")
+    await expect(status).to_have_attribute("data-status", "error", timeout=15_000)
+    beside_send = page.get_by_test_id("retry-composer")
+    await expect(beside_send).to_be_visible()  # it used to be offered after an interruption only
+    await expect(page.get_by_test_id("retry-button")).to_be_visible()
+
+    # Typed and Retry clicked at once: the model's save (on leaving the field, held up here) lands before the retry.
+    async def slow_save(route: Route) -> None:
+        await asyncio.sleep(1)
+        await route.continue_()
+
+    await page.route("**/settings/", slow_save)
+    await page.get_by_test_id("model-input").fill("sim-1")
+    await beside_send.click()
+    await expect(page.get_by_text("Retrying from the last complete message.")).to_be_visible()
+    await expect(status).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(beside_send).to_be_hidden()
+    heads = page.locator("#panes .rt-head")
+    await expect(heads.first).to_contain_text("sim-429")
+    await expect(heads.nth(1)).to_contain_text("sim-1")
+    await expect(page.get_by_test_id("model-input")).to_have_value("sim-1")
