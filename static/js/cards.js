@@ -128,11 +128,26 @@
       var card = findCard(frame.call_id);
       if (!card) return;
       var asked = card.querySelector(".tool-answer");
-      if (asked && asked.dataset.kind === frame.kind) return; // drawn already (a snapshot replays the question)
-      if (asked) asked.remove(); // approved, and now its answer is asked for (a hand-answered tool)
-      setBadge(card, "waiting", frame.kind === "manual" ? "your answer" : "awaiting approval");
-      var form = card.appendChild(frame.kind === "manual" ? manualForm(frame) : approvalForm(frame));
+      var readOnly = state.readOnly ? "1" : "";
+      // Drawn already (a snapshot replays the question), for the same role.
+      if (asked && asked.dataset.kind === frame.kind && asked.dataset.readOnly === readOnly) return;
+      if (asked) asked.remove(); // approved, and now its answer is asked for; or the person's role changed
+      var manual = frame.kind === "manual";
+      setBadge(card, "waiting", readOnly ? (manual ? "needs an answer" : "needs approval")
+        : manual ? "your answer" : "awaiting approval");
+      // A viewer is told what the run waits for, not given a form the server would refuse.
+      var form = card.appendChild(readOnly ? waitingNote(frame) : manual ? manualForm(frame) : approvalForm(frame));
       form.dataset.kind = frame.kind;
+      form.dataset.readOnly = readOnly;
+    }
+    function waitingNote(frame) {
+      var said = frame.kind === "manual" ? "The run waits for an editor to type this call's result."
+        : "The run waits for an editor to approve, edit or deny this call.";
+      return testid(el("div", "tool-answer tool-answer-note small muted", said), "tool-waiting-note");
+    }
+    // The role changed while questions were open: each is drawn again for it.
+    function redrawQuestions() {
+      Object.keys(state.waiting).forEach(function (id) { drawQuestion(state.waiting[id]); });
     }
     function manualForm(frame) {
       var form = el("form", "tool-answer");
@@ -186,6 +201,7 @@
     }
 
     return { startCard: startCard, growCard: growCard, endCard: endCard, onFields: onFields, onCheck: onCheck,
-      onToolResult: onToolResult, onAwaiting: onAwaiting, drawQuestion: drawQuestion };
+      onToolResult: onToolResult, onAwaiting: onAwaiting, drawQuestion: drawQuestion,
+      redrawQuestions: redrawQuestions };
   };
 })();

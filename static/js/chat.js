@@ -7,7 +7,7 @@
   if (!root) return;
 
   var state = { socket: null, backoff: 500, running: root.dataset.running === "1", rts: {}, cards: {}, outbox: [],
-    waiting: {}, readOnly: false };
+    waiting: {}, readOnly: root.dataset.canEdit !== "1" };
   var live = document.getElementById("live");
   var livePanes = document.getElementById("live-panes");
   var composer = document.getElementById("composer");
@@ -357,6 +357,7 @@
     var form = document.getElementById("composer-form");
     if (form) form.insertBefore(card, form.firstChild); else live.appendChild(card);
     state.readOnly = !frame.can_edit;
+    cards.redrawQuestions(); // a form for an editor, a note for a viewer
     setRunning(state.running); // Send follows both: a run going, and the role
     if (composer) composer.disabled = state.readOnly;
     var attachInput = document.getElementById("attach-input");

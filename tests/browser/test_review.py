@@ -240,3 +240,30 @@ async def test_a_refused_action_is_told_beside_its_form_and_a_verdict_can_be_wit
     await card.get_by_test_id("verdict-select").select_option("")  # back to "Your verdict…": withdrawn
     await expect(card.get_by_test_id("verdict")).to_have_count(0)
     await expect(page.get_by_test_id("review")).to_be_visible()
+
+
+async def test_a_viewer_is_told_what_a_waiting_chat_needs_and_given_no_answer_form(
+    signed_in: Page, new_context: Any, setup: int
+) -> None:
+    chat = signed_in
+    await chat.goto(f"/c/{setup}/")  # the Demo team, the viewer's, becomes the current one: a new chat starts in it
+    await chat.get_by_test_id("new-chat").click()
+    await send(chat, "Simulated OpenAI", '/call search_docs {"query": "refunds"}')
+    await expect(chat.get_by_test_id("tool-result-input")).to_be_visible(timeout=15_000)  # the editor's form
+    pk = int(await chat.locator("#chat").get_attribute("data-conversation") or 0)
+
+    viewer = await (await new_context()).new_page()
+    await sign_in(viewer, TEAMMATE, TEAMMATE_PASSWORD)
+    await viewer.goto(f"/c/{pk}/")
+    await expect(viewer.locator("#chat")).to_have_attribute("data-connected", "1", timeout=LIVE_TIMEOUT_MS)
+    note = viewer.get_by_test_id("tool-waiting-note")
+    await expect(note).to_contain_text("waits for an editor to type this call's result")
+    await expect(viewer.get_by_test_id("tool-call").locator(".badge-waiting")).to_have_text("needs an answer")
+    await expect(viewer.get_by_test_id("tool-result-input")).to_have_count(0)  # it used to be offered, then refused
+    await expect(viewer.get_by_test_id("tool-result-send")).to_have_count(0)
+
+    await chat.get_by_test_id("tool-result-input").fill("Refunds are paid within 5 days.")
+    await chat.get_by_test_id("tool-result-send").click()
+    await expect(viewer.get_by_test_id("tool-call").first).to_contain_text("Refunds are paid within 5 days.",
+                                                                           timeout=LIVE_TIMEOUT_MS)  # fmt: skip
+    await expect(note).to_have_count(0)
