@@ -103,6 +103,7 @@ class ToolLoop:
             outcome = await self._answer_calls(self.pending, round_trips=0)
             if outcome is not None:
                 return outcome
+            self._release_forced_choice()
         for index in range(self.settings.max_round_trips):
             round_trip = await self._round_trip(index)
             outcome = await self._after_round_trip(index, round_trip)
@@ -157,7 +158,24 @@ class ToolLoop:
             return self._cut_short(index, bool(calls))
         if not calls:
             return Outcome("done", index + 1, "The model finished.")
-        return await self._answer_calls(calls, round_trips=index + 1)
+        outcome = await self._answer_calls(calls, round_trips=index + 1)
+        if outcome is None:
+            self._release_forced_choice()
+        return outcome
+
+    def _release_forced_choice(self) -> None:
+        """A forced tool choice ("required", or one tool named) holds for the round trip it forced: once its calls
+        are answered the model is asked with "auto", as agent frameworks do, or it could only call again, round
+        after round, until the limit. The next round trip's notes say so."""
+        choice = self.request.get("tool_choice")
+        if choice is None or choice in ("auto", "none"):
+            return
+        forced = choice if isinstance(choice, str) else choice.get("function", {}).get("name", "a tool")
+        self.request = {**self.request, "tool_choice": "auto"}
+        self.strategy_notes.append(
+            f"tool_choice {forced!r} forced the previous round trip's call, now answered: this one is sent with "
+            "'auto', so the model may answer in words (forced again, it could only call again)"
+        )
 
     async def _answer_calls(self, calls: list[ToolCall], *, round_trips: int) -> Outcome | None:
         # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.

@@ -199,11 +199,37 @@ async def test_model_that_keeps_sending_bad_json_is_given_up_on() -> None:
 
 async def test_round_trip_limit_is_said_plainly() -> None:
     recorder = Recorder()
-    settings = LoopSettings(max_round_trips=3)
-    outcome = await loop("calculate 1+1", [CALC], recorder, tool_choice="required", settings=settings).run()
+    settings = LoopSettings(max_round_trips=3, max_invalid_retries=10)  # a model that calls again and again
+    outcome = await loop("weather in Paris please", [WEATHER], recorder, model="sim-badjson", settings=settings).run()
     assert outcome.status == "max_round_trips" and outcome.round_trips == 3
     assert outcome.message == "Stopped after 3 model round trips (the configured maximum)."
     assert len(recorder.round_trips) == 3
+
+
+@pytest.mark.parametrize(
+    ("choice", "said"),
+    [("required", "'required'"), ({"type": "function", "function": {"name": "calculator"}}, "'calculator'")],
+)
+async def test_a_forced_tool_choice_holds_for_one_round_trip_then_the_model_may_answer(choice: Any, said: str) -> None:
+    # Forced on every round trip, the model could only call again until the limit (8 calls of 1 + 1).
+    recorder = Recorder()
+    outcome = await loop("calculate 1+1", [CALC], recorder, tool_choice=choice).run()
+    assert (outcome.status, outcome.round_trips) == ("done", 2)
+    sent = [update for _, update in recorder.updates if isinstance(update, RequestSent)]
+    assert [request.request["tool_choice"] for request in sent] == [choice, "auto"]
+    assert not any("tool_choice" in note for note in sent[0].notes)
+    [note] = [note for note in sent[1].notes if "tool_choice" in note]
+    assert note.startswith(f"tool_choice {said} forced the previous round trip's call") and "'auto'" in note
+    assert [name for name, _, _ in recorder.results] == ["calculator"]
+
+
+async def test_tool_choice_none_and_auto_are_sent_as_they_are_on_every_round_trip() -> None:
+    recorder = Recorder()
+    outcome = await loop('/call calculator {"expression": "6 * 7"}', [CALC], recorder, tool_choice="auto").run()
+    assert outcome.status == "done"
+    sent = [update for _, update in recorder.updates if isinstance(update, RequestSent)]
+    assert [request.request["tool_choice"] for request in sent] == ["auto", "auto"]
+    assert not any("tool_choice" in note for request in sent for note in request.notes)
 
 
 @pytest.mark.parametrize("fmt", list(BASES))
