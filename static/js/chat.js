@@ -25,6 +25,14 @@
     return pre;
   }
   var cards = window.CrosswireCards(state, send, function () { return document.getElementById("transcript"); }); // cards.js: the tool call cards and the questions on them
+  // follow.js: the page keeps the newest of the chat in sight, and the panes each new round trip, while the reader
+  // has not scrolled away; a page opened at a link to one message stays there.
+  var chatColumn = root.querySelector(".chat-main");
+  var panesColumn = root.querySelector(".chat-panes");
+  var pageFollow = window.CrosswireFollow(null, chatColumn, !location.hash);
+  var panesFollow = window.CrosswireFollow(panesColumn, null, !location.hash);
+  panesFollow.show(document.querySelector("#panes > .rt:last-of-type")); // the latest round trip, as the chat's end
+  pageFollow.watch(chatColumn);
 
   // ---- socket ------------------------------------------------------------------------------------------------
   function connect() {
@@ -197,8 +205,9 @@
         if (window.JsonView) window.JsonView.renderAll(document.querySelector(target));
         // Questions still open belong on the saved cards the refresh just drew.
         if (which === "transcript") Object.keys(state.waiting).forEach(function (id) { cards.drawQuestion(state.waiting[id]); });
-        if (which === "transcript") live.scrollIntoView({ block: "end" });
+        if (which === "transcript") pageFollow.keep();
         if (which === "panes" && state.running) Object.keys(state.rts).forEach(dropSavedCopy);
+        if (which === "panes") panesFollow.show(document.querySelector("#panes > .rt:last-of-type")); // as drawn now
       });
     }
     refreshers[which](then);
@@ -217,6 +226,7 @@
     rt.pane = buildPane(frame);
     livePanes.appendChild(rt.pane);
     dropSavedCopy(frame.rt);
+    panesFollow.show(rt.pane);
   }
   // A page loaded mid-run has the round trip in flight saved as far as it got (its request, no answer yet); the
   // live pane draws it whole, so the saved copy goes (two panes, two ids "rt-N"). The saved one comes back, whole,
@@ -417,6 +427,9 @@
     composer.value = "";
     if (attach) attach.clear();
     setRunning(true);
+    pageFollow.resume(); // the answer to what was just sent is what the reader wants to see
+    panesFollow.resume();
+    pageFollow.keep();
   }
   function kib(bytes) { return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MiB" : Math.ceil(bytes / 1024) + " KiB"; }
   function fillModels() {
