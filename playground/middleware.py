@@ -3,7 +3,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.deprecation import MiddlewareMixin
 
 HEALTH_PATH = "/healthz"
 
@@ -23,3 +25,16 @@ class HealthCheckMiddleware:
         except DatabaseError:
             return JsonResponse({"status": "error", "database": "unreachable"}, status=503)
         return JsonResponse({"status": "ok"})
+
+
+class NotFoundPageMiddleware(MiddlewareMixin):
+    """A page that is not there (a conversation deleted, a team one was removed from) answers with the app's own
+    page (templates/404.html, as Django's own handler gives it out of debug mode) and reason, in debug mode too,
+    which ``./scripts/run`` uses: Django's debug page lists the URL patterns, which tell a person who just lost
+    access nothing. A view's 404 only: an address no URL pattern matches keeps the debug page's help."""
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, Http404):
+            return None
+        reason = str(exception.args[0]) if exception.args and isinstance(exception.args[0], str) else ""
+        return render(request, "404.html", {"exception": reason}, status=404)

@@ -114,6 +114,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "playground.middleware.NotFoundPageMiddleware",
     # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

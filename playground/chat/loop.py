@@ -95,6 +95,7 @@ class ToolLoop:
     def __post_init__(self) -> None:
         self.messages: list[Message] = list(self.request.get("messages", []))
         self.invalid_attempts: Counter[str] = Counter()
+        self.tries_before: Counter[str] = Counter()  # invalid_attempts as the round trip's calls began
         self.strategy = self.used_strategy = self.settings.strategy
         self.strategy_notes: list[str] = list(self.first_notes)  # for the next round trip (why its strategy...)
 
@@ -178,6 +179,7 @@ class ToolLoop:
         )
 
     async def _answer_calls(self, calls: list[ToolCall], *, round_trips: int) -> Outcome | None:
+        self.tries_before = Counter(self.invalid_attempts)  # a call's attempt counts earlier round trips only
         # A TaskGroup, not gather: if one answer fails for good, the others are cancelled, never left waiting.
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(self._answer(call)) for call in calls]
@@ -244,7 +246,8 @@ class ToolLoop:
             # A person's invalid edit is run as given (trying the model on a tool error is an experiment too), but
             # it is not the model's attempt: it neither uses up the model's retries nor numbers its next try.
             self.invalid_attempts[tool.name] += 0 if edited else 1
-            text = f"Invalid arguments for {tool.name}: {check.summary()}. Fix them and call the tool again."
+            said = check.summary().rstrip(".")  # a problem's own sentence may end in one: said once
+            text = f"Invalid arguments for {tool.name}: {said}. Fix them and call the tool again."
             result = ToolResult(text, True, "validation")
         else:
             result = await self._answer_valid(call, tool, check.value)
@@ -263,9 +266,9 @@ class ToolLoop:
         return result
 
     async def _deliver(self, call: ToolCall, result: ToolResult) -> ToolResult:
-        # Attempt N: the model's Nth try at this tool after N-1 invalid-arguments errors (parallel calls are all 1).
-        counted = result.source == "validation" and "edited_arguments" not in (result.meta or {})
-        attempt = self.invalid_attempts[call["function"]["name"]] + (0 if counted else 1)
+        # Attempt N: the model's Nth try at this tool after N-1 round trips whose calls of it were invalid. Parallel
+        # calls share their round trip's number: a sibling's invalid arguments, answered first, do not count.
+        attempt = self.tries_before[call["function"]["name"]] + 1
         try:
             await self.hooks.on_tool_result(call, result, attempt=attempt)
         except asyncio.CancelledError:

@@ -136,7 +136,9 @@ _ANSWERABLE = {Conversation.Status.RUNNING, Conversation.Status.WAITING, Convers
 
 
 def _mark_run_over(views: list[MessageView], status: str) -> None:
-    last = next((view for view in reversed(views) if view.role == "assistant"), None)
+    # The last answer, unless a message of the person's came after it: the new turn left its calls out for good.
+    last = next((view for view in reversed(views) if view.role in ("assistant", "user")), None)
+    last = last if last is not None and last.role == "assistant" else None
     for view in views:
         for call in view.calls:
             call.run_over = call.result is None and not (status in _ANSWERABLE and view is last)

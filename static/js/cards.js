@@ -145,6 +145,10 @@
         : "The run waits for an editor to approve, edit or deny this call.";
       return testid(el("div", "tool-answer tool-answer-note small muted", said), "tool-waiting-note");
     }
+    function jsonProblem(text) {
+      if (!text.trim()) return ""; // no arguments: the tool's schema says whether that will do
+      try { JSON.parse(text); return ""; } catch (error) { return error.message; }
+    }
     // The role changed while questions were open: each is drawn again for it.
     function redrawQuestions() {
       Object.keys(state.waiting).forEach(function (id) { drawQuestion(state.waiting[id]); });
@@ -189,14 +193,25 @@
       deny.type = "button";
       var approve = testid(row.appendChild(el("button", "button button-primary button-small", "Approve")), "approve");
       approve.type = "submit";
+      var hint = testid(form.appendChild(el("div", "small tool-answer-hint")), "approval-hint");
       function decided(message) { deny.disabled = approve.disabled = true; send(message); } // one answer per call
       deny.addEventListener("click", function () {
         decided({ type: "approval", call_id: frame.call_id, action: "deny", reason: "Denied by the user." });
       });
       form.addEventListener("submit", function (event) {
         event.preventDefault();
+        // Edited arguments that are not JSON run as given (a tool's error is worth trying too), but only when
+        // asked twice: a typo would otherwise reach the tool, and the model, unnoticed.
+        var problem = jsonProblem(args.value);
+        if (problem && form.dataset.confirmInvalid !== "1") {
+          form.dataset.confirmInvalid = "1";
+          hint.textContent = "These arguments are not valid JSON (" + problem + "). Press Approve again to run " +
+            "them as they are: the tool will refuse them and the model is told why.";
+          return;
+        }
         decided({ type: "approval", call_id: frame.call_id, action: "approve", arguments: args.value });
       });
+      args.addEventListener("input", function () { form.dataset.confirmInvalid = ""; hint.textContent = ""; });
       return form;
     }
 

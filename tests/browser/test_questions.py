@@ -138,3 +138,29 @@ async def test_a_setting_changed_and_never_sent_is_kept_for_the_next_chat(signed
     await page.get_by_test_id("new-chat").click()
     await expect(page.get_by_test_id("options-changed")).to_have_count(0)
     await expect(page.get_by_test_id("approve-toggle")).not_to_be_checked()
+
+
+async def test_an_approval_edit_that_is_not_json_is_pointed_out_before_it_runs(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await set_approval(page, True)
+    await send(page, "Simulated OpenAI", '/call get_weather {"city": "Oslo"}')
+    arguments = page.get_by_test_id("approval-arguments")
+    await expect(arguments).to_be_visible(timeout=15_000)
+    await arguments.fill('{"city": "Berlin",')  # a typo: the closing brace is missing
+    await page.get_by_test_id("approve").click()
+    hint = page.get_by_test_id("approval-hint")
+    await expect(hint).to_contain_text("not valid JSON")
+    await expect(page.get_by_test_id("approve")).to_be_enabled()  # nothing was sent
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "waiting")
+
+    await arguments.fill('{"city": "Berlin"')  # edited: the warning goes, and comes back for the new text
+    await expect(hint).to_be_empty()
+    await page.get_by_test_id("approve").click()
+    await expect(hint).to_contain_text("not valid JSON")
+    await page.get_by_test_id("approve").click()  # asked twice: run as given, the tool refuses it
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    card = page.get_by_test_id("tool-call").first
+    await expect(card.get_by_test_id("tool-call-edited")).to_contain_text('{"city": "Berlin"')
+    await expect(card).to_contain_text("Arguments are not valid JSON")
+    await expect(card).not_to_contain_text("..")

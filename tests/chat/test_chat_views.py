@@ -326,6 +326,16 @@ def test_an_older_answers_call_left_without_a_result_is_unanswered_while_a_new_r
     assert [(c.id, c.status) for v in views for c in v.calls] == [("call_1", "unanswered"), ("call_2", "pending")]
 
 
+def test_a_stopped_answers_call_stays_unanswered_while_the_next_turn_starts(team: Team, alice: User) -> None:
+    """The person's next message is saved before the new turn's answer: the old call is still left out for good."""
+    from playground.conversations.present import transcript
+
+    conversation = _unanswered_chat(team, alice, "running")
+    Message.objects.create(conversation=conversation, position=5, role="user", data={"role": "user", "content": "hi"})
+    views = transcript(conversation, list(conversation.messages.order_by("position")), {})
+    assert [(c.id, c.status) for v in views for c in v.calls] == [("call_1", "unanswered")]
+
+
 def test_a_call_run_with_edited_arguments_shows_them_beside_the_models(client: Client, team: Team, alice: User) -> None:
     conversation = saved_chat(team, alice)
     conversation.messages.filter(role="tool").update(meta={"source": "manual", "edited_arguments": '{"city":"Bergen"}'})

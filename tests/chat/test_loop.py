@@ -157,6 +157,15 @@ async def test_edited_arguments_that_fail_the_schema_say_which_ran() -> None:
     assert result.meta == {"edited_arguments": '{"city": 42}'}
 
 
+async def test_a_parallel_siblings_invalid_arguments_do_not_number_a_valid_call_as_a_retry() -> None:
+    recorder = Recorder()
+    text = '/call calculator {"expression": 5}\n/call calculator {"expression": "6 * 7"}'
+    outcome = await loop(text, [CALC], recorder).run()
+    assert outcome.status == "done"
+    results = [(r.source, attempt) for _, r, attempt in recorder.results]
+    assert sorted(results) == [("builtin:calculator", 1), ("validation", 1)], "both are the model's first try"
+
+
 async def test_an_invalid_edit_is_not_counted_as_the_models_attempt() -> None:
     """The person's invalid edit runs and fails as given, but the model's retries are its own: with none allowed,
     an edit that fails does not end the run as if the model had used up its tries."""
@@ -195,6 +204,8 @@ async def test_model_that_keeps_sending_bad_json_is_given_up_on() -> None:
     assert outcome.status == "invalid_arguments" and outcome.round_trips == 3
     assert [attempt for _, _, attempt in recorder.results] == [1, 2, 3]
     assert all(r.source == "validation" and "not valid JSON" in r.content for _, r, _ in recorder.results)
+    assert all(".." not in r.content and r.content.endswith(". Fix them and call the tool again.")
+               for _, r, _ in recorder.results)  # fmt: skip
 
 
 async def test_round_trip_limit_is_said_plainly() -> None:
