@@ -34,4 +34,3 @@ def test_a_conversation_of_a_team_one_left_is_a_plain_not_found_page(
         assert 'data-testid="not-found"' in html and "No such conversation." in html, path
         assert "Secret plans" not in html and "URLconf" not in html, "nothing of the page, nor Django's debug list"
         assert "Back to the conversations" in html
-
