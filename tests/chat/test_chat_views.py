@@ -429,3 +429,31 @@ def test_a_result_of_unknown_source_is_not_followed_by_an_empty_dot(client: Clie
     html = client.get(f"/c/{conversation.pk}/").content.decode()
     label = html[html.index('class="tool-result-label"') :]
     assert label[: label.index("</span>")].endswith(">Result"), label[:120]
+
+
+def test_a_call_its_answer_broke_off_in_is_not_held_to_the_schema(client: Client, team: Team, alice: User) -> None:
+    """A cut stream left the call with no arguments: "'city' is a required property" would blame the model for what
+    the cut took away."""
+    conversation = _unanswered_chat(team, alice, "error")
+    cut = {**CALL, "function": {"name": "get_weather", "arguments": "{}"}}
+    Message.objects.filter(conversation=conversation, role="assistant").update(
+        complete=False, data={"role": "assistant", "content": None, "tool_calls": [cut]}
+    )
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+    html = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+    assert 'data-testid="tool-call-cut"' in html and "broke off before these arguments were complete" in html
+    assert "required property" not in html and "arguments match the schema" not in html
+    assert 'data-status="incomplete"' in html
+
+
+def test_a_whole_answers_invalid_call_still_lists_its_problems(client: Client, team: Team, alice: User) -> None:
+    conversation = _unanswered_chat(team, alice, "done")
+    bad = {**CALL, "function": {"name": "get_weather", "arguments": "{}"}}
+    Message.objects.filter(conversation=conversation, role="assistant").update(
+        data={"role": "assistant", "content": None, "tool_calls": [bad]}
+    )
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+    html = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
+    assert "&#x27;city&#x27; is a required property" in html and "tool-call-cut" not in html
