@@ -13,6 +13,7 @@ the API *accepts*, not how well a model uses it; a server that refuses a feature
 | gemini | gemma-* | none: function calling and JSON mode are not enabled for Gemma on the Gemini API |
 | gemini | gemini-* | native, structured (``responseJsonSchema``) |
 | any | sim-prompted | none (the simulator's model without tool calling) |
+| gemini | sim-1, sim-strict | native, structured (the simulator; Gemini has no strict function declarations) |
 | any | sim-1, sim-strict | native, strict, structured (the simulator) |
 | any | anything else | native |
 
@@ -58,6 +59,8 @@ TABLE: tuple[Capability, ...] = (
     Capability("gemini", ("gemini-*",), frozenset({NATIVE, STRUCTURED}), "function calling and responseJsonSchema"),
     # Crosswire's simulator (providers/simulator): sim-1 follows every strategy; two models exist for auto's sake.
     Capability("*", ("sim-prompted",), frozenset(), "simulated model without native tool calling"),
+    # Gemini's function declarations have no strict mode: its codec drops the flag, so the simulator there neither.
+    Capability("gemini", ("sim-1", "sim-strict"), frozenset({NATIVE, STRUCTURED}), "the simulator, as Gemini"),
     Capability("*", ("sim-1", "sim-strict"), frozenset({NATIVE, STRICT, STRUCTURED}), "the simulator follows all"),
     Capability("*", ("*",), frozenset({NATIVE}), "unknown model: native tools assumed"),
 )
@@ -88,6 +91,8 @@ def choose(format: str, model: str, requested: str = AUTO, *, strict_tools: bool
         raise ValueError(f"unknown strategy {requested!r} (known: {', '.join(STRATEGIES)})")
     strategies, row = supported(format, model)
     label = f"{format} {model or '(no model)'}"
+    if requested == PROMPTED:  # plain text: any model can follow it, whatever the table says of its tools
+        return Choice(PROMPTED, "prompted: the tools are described in the system prompt, which any model can follow")
     if requested != AUTO:
         if requested in strategies:
             return Choice(requested, f"{requested} requested; {label} supports it ({row.why})")

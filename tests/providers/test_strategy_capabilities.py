@@ -44,6 +44,8 @@ def test_every_row_names_a_registered_format_and_known_strategies() -> None:
         ("anthropic", "claude-sonnet-4-20250514", {"native", "prompted"}),
         ("gemini", "gemini-2.5-flash", {"native", "structured", "prompted"}),
         ("gemini", "gemma-3-27b-it", {"prompted"}),
+        ("gemini", "sim-1", {"native", "structured", "prompted"}),  # Gemini has no strict function declarations
+        ("anthropic", "sim-1", {"native", "strict", "structured", "prompted"}),
         ("anthropic", "", {"native", "prompted"}),
         ("some-future-format", "whatever", {"native", "prompted"}),
     ],
@@ -70,6 +72,15 @@ def test_an_explicit_strategy_is_kept_with_a_warning_when_unexpected() -> None:
     assert "is not known to support it" in doubtful.reason
     with pytest.raises(ValueError, match="unknown strategy 'magic'"):
         choose("openai-chat", "gpt-4o", "magic")
+    assert "not known to support it" in choose("gemini", "sim-1", "strict").reason  # its codec drops strict
+
+
+def test_prompted_is_said_to_work_with_any_model_not_by_the_tables_word_on_its_tools() -> None:
+    # After auto's native was refused it read "prompted requested; … supports it (unknown model: native tools
+    # assumed)": a reason about native tools, for the strategy that does without them.
+    for format, model in (("openai-chat", "sim-no-tools"), ("gemini", "gemma-3-27b-it"), ("anthropic", "claude-x")):
+        choice = choose(format, model, "prompted")
+        assert choice.strategy == "prompted" and "native" not in choice.reason and "any model" in choice.reason
 
 
 def _error(message: str, status: int = 400, raw: object = None) -> ProviderError:
