@@ -106,7 +106,9 @@
 
   var handlers = {
     "snapshot": onSnapshot,
-    "turn.started": function () { state.pendingText = null; state.pendingImages = null; refresh("transcript"); },
+    "turn.started": function () {
+      state.pendingText = null; state.pendingImages = null; refresh("transcript"); showHistoryActions();
+    },
     "rt.start": onRoundTripStart,
     "rt.wire": onWire,
     "rt.delta": onDelta,
@@ -166,6 +168,7 @@
     if (connection) connection.hidden = true;
     onStatus(frame);
     setRunning(frame.running);
+    if (frame.message_count) showHistoryActions(); // a first message sent from another tab
     var rendered = parseInt(document.getElementById("transcript").dataset.messageCount, 10);
     if (rendered !== frame.message_count) {
       refresh("transcript"); // the page is behind what is saved: fetch both saved views again
@@ -189,6 +192,10 @@
     // The saved, server-rendered version replaces the live drawing.
     refresh("transcript", function () { live.textContent = ""; state.cards = {}; });
     refresh("panes", function () { livePanes.textContent = ""; state.rts = {}; });
+  }
+  // Review, Export, Fork and Replay wait for a first message (a new chat has nothing for them).
+  function showHistoryActions() {
+    document.querySelectorAll("#chat [data-needs-messages][hidden]").forEach(function (el) { el.hidden = false; });
   }
   function statusLabel(status) {
     return { done: "Done", error: "Error", stopped: "Stopped", limit: "Stopped at a limit",

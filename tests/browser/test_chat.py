@@ -123,3 +123,17 @@ async def test_a_refused_send_gives_the_text_back(signed_in: Page) -> None:
     await expect(page.get_by_test_id("composer")).to_have_value("hello there")
     await expect(page.get_by_test_id("send")).to_be_enabled()
     await expect(page.get_by_test_id("stop")).to_be_hidden()
+
+
+async def test_a_new_chat_offers_review_export_fork_and_replay_once_it_has_a_message(signed_in: Page) -> None:
+    page = signed_in
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    actions = ["review-link", "export-menu", "fork-menu", "replay-button"]
+    for testid in actions:  # nothing to review, export, fork or replay yet: an empty Fork menu used to be offered
+        await expect(page.get_by_test_id(testid)).to_be_hidden()
+    await send(page, "Simulated OpenAI", "/text Hello there")
+    for testid in actions:  # shown as the first turn starts, without a reload
+        await expect(page.get_by_test_id(testid)).to_be_visible(timeout=15_000)
+    await expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=15_000)
+    await page.get_by_test_id("fork-menu").click()
+    await expect(page.get_by_test_id("fork-at").locator("option")).to_have_count(2)

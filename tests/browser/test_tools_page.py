@@ -149,7 +149,8 @@ async def test_a_refused_saves_list_gives_way_once_the_form_is_edited(
     # It kept saying "A name is required" above a name typed since, whose own check said something else.
     page = signed_in
     await page.goto("/tools/new/")
-    await page.get_by_test_id("save-tool").click()
+    async with page.expect_navigation(wait_until="load"):  # the refused page's scripts run before it is typed in
+        await page.get_by_test_id("save-tool").click()
     errors = page.get_by_test_id("save-errors")
     await expect(errors).to_contain_text("A name is required.")
     await page.get_by_test_id("tool-name-input").fill("my tool!")

@@ -72,7 +72,7 @@ def test_the_fork_page_links_back(client: Client, saved: Conversation, bob: User
     copy = forked(fork(client, saved, 3))
     page = client.get(f"/c/{copy.pk}/")
     html = page.content.decode()
-    assert 'data-testid="forked-from"' in html and f'href="/c/{saved.pk}/"' in html
+    assert 'data-testid="forked-from"' in html and f'href="/c/{saved.pk}/#msg-3"' in html  # at the fork's message
     assert "Forked from weather in Oslo?" in html
     assert any("Forked from" in str(m) for m in page.context["messages"])
     assert 'data-testid="forked-from"' not in client.get(f"/c/{saved.pk}/").content.decode()
