@@ -74,4 +74,4 @@ async def test_export_import_and_fork(signed_in: Page, tmp_path: Path) -> None:
     assert await transcript(page) == original[:1]
     assert await page.evaluate("window.__violations") == []
     await back.click()
-    await page.wait_for_url(original_url)
+    await page.wait_for_url(original_url + "#msg-0")  # at the message the fork was made from
