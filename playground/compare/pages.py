@@ -16,9 +16,19 @@ from playground.compare.agreement import agreement
 from playground.compare.models import Comparison
 from playground.compare.repeats import CHART_WIDTH, LABEL_WIDTH, chart, repeat_stats
 from playground.compare.summary import ColumnSummary, summarize
-from playground.conversations.models import Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation
 from playground.conversations.present import transcript
 from playground.conversations.raw_events import add_batched
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a column is in its repeats: the run going on (or next to start) of how many, and whether any run is
+    going on or still to start (its Stop stays while one is: the column's cards show its first run only)."""
+
+    active: bool
+    run: int
+    runs: int
 
 
 @dataclass
@@ -30,6 +40,7 @@ class ColumnView:
     message_count: int
     running: bool
     differing_calls: dict[int, list[str]]
+    progress: Progress
 
     @property
     def label(self) -> str:
@@ -40,7 +51,7 @@ class ColumnView:
         return f"/ws/conversations/{self.conversation.pk}/"
 
 
-def _column(summary: ColumnSummary, differing: dict[int, list[str]] | None = None) -> ColumnView:
+def _column(summary: ColumnSummary, progress: Progress, differing: dict[int, list[str]] | None = None) -> ColumnView:
     position, conversation = summary.position, summary.conversation
     saved = list(conversation.messages.order_by("position"))
     trips = {rt.pk: rt for rt in conversation.round_trips.all()}
@@ -54,6 +65,7 @@ def _column(summary: ColumnSummary, differing: dict[int, list[str]] | None = Non
         len(saved),
         REGISTRY.is_running(conversation.pk) or summary.running,
         differing or {},
+        progress,
     )
 
 
@@ -79,14 +91,18 @@ def column_view(comparison: Comparison, position: int) -> ColumnView | None:
         return None
     firsts = {p: summarize(p, conversations[0]) for p, conversations in runs.items()}
     agreed = agreement(list(firsts.values()))
-    return _column(firsts[position], agreed.differing_calls.get(position))
+    progress = column_progress(comparison, runs[position])
+    return _column(firsts[position], progress, agreed.differing_calls.get(position))
 
 
 def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict) -> dict[str, Any]:
     runs = _runs(comparison)
     firsts = [summarize(position, conversations[0]) for position, conversations in runs.items()]
     agreed = agreement(firsts)
-    columns = [_column(first, agreed.differing_calls.get(first.position)) for first in firsts]
+    columns = [
+        _column(first, column_progress(comparison, runs[first.position]), agreed.differing_calls.get(first.position))
+        for first in firsts
+    ]
     # Each column's first run is summarised once: the repeats add only the runs after it.
     stats = [
         repeat_stats(column.position, column.label, [first, *(summarize(p, c) for c in conversations[1:])])
@@ -105,7 +121,7 @@ def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict)
         "chart_label_width": LABEL_WIDTH,
         "chart_height": max(len(stats), 1) * 28,
         "axis_ms": axis_ms,
-        "busy": any(c.running for c in columns) or _any_busy(comparison, runs),
+        "busy": any(c.running or c.progress.active for c in columns),
         "waiting_repeats": _waiting_repeats(columns, runs),
         "results_url": reverse("comparison-results", args=[comparison.pk]),
         **diff_context(comparison, query, runs),
@@ -127,13 +143,14 @@ def _waiting_repeats(columns: list[Any], runs: dict[int, list[Conversation]]) ->
 PENDING_FOR = timedelta(minutes=10)  # a repeat not started by then never will be (its runner is gone)
 
 
-def _any_busy(comparison: Comparison, runs: dict[int, list[Conversation]]) -> bool:
-    """A run going on, or a repeat still to start: the results keep refreshing until every column is done."""
-    everything = [c for conversations in runs.values() for c in conversations]
-    if any(c.status in ("running", "waiting") for c in everything):
-        return True
+def column_progress(comparison: Comparison, conversations: list[Conversation]) -> Progress:
+    """A run going on, or a repeat still to start: the column keeps its Stop, and the results keep refreshing until
+    every column is done."""
     young = timezone.now() - comparison.created_at < PENDING_FOR
-    return young and any(c.status == "idle" for c in everything)
+    for number, conversation in enumerate(conversations, 1):
+        if conversation.status in BUSY_STATUSES or (young and conversation.status == Conversation.Status.IDLE):
+            return Progress(True, number, len(conversations))
+    return Progress(False, len(conversations), len(conversations))
 
 
 def diff_context(

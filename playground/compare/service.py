@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from playground.chat.options import ChatOptions, parse_options
+from playground.chat.registry import send_control
 from playground.chat.service import TurnRefused, start_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
 from playground.conversations.models import BUSY_STATUSES, Conversation
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 MAX_COLUMNS = 4
 SETTLE_TRIES, SETTLE_PAUSE_S = 50, 0.1  # up to 5 s for a finished run's outcome to be saved
 MAX_REPEAT = 10
+NOT_RUN_AFTER_STOP = "Not run: its column was stopped."
 COLUMN_FIELDS = ("endpoint_id", "model", "reasoning", "temperature", "max_tokens", "strategy")
 logger = logging.getLogger(__name__)
 _RUNNERS: set[asyncio.Task[None]] = set()  # referenced until done: the loop keeps only weak references to tasks
@@ -157,6 +159,18 @@ async def _not_run(conversation_ids: list[int]) -> None:
     await Conversation.objects.filter(pk__in=conversation_ids, status=Conversation.Status.IDLE).aupdate(
         status=Conversation.Status.STOPPED, status_message="Not run: an earlier repeat of this column did not finish."
     )
+
+
+async def stop_column(comparison_id: int, position: int) -> None:
+    """A column's Stop: its repeats not started yet are marked not run first, so its runner cannot start one of them
+    meanwhile, then the repeat running (or waiting for an answer) is stopped, which ends the column's runner."""
+    runs = ComparisonRun.objects.filter(comparison_id=comparison_id, position=position)
+    column = Conversation.objects.filter(pk__in=runs.values("conversation_id"))
+    await column.filter(status=Conversation.Status.IDLE, messages__isnull=True).aupdate(
+        status=Conversation.Status.STOPPED, status_message=NOT_RUN_AFTER_STOP
+    )
+    async for conversation_id in column.filter(status__in=BUSY_STATUSES).values_list("pk", flat=True):
+        await send_control(conversation_id, {"type": "stop"})
 
 
 async def _run_one(conversation_id: int, text: str, user: AbstractBaseUser | None) -> bool:

@@ -24,6 +24,7 @@ from playground.compare.service import (
     create_comparison,
     parse_plan,
     start_comparison,
+    stop_column,
 )
 from playground.conversations.access import member_conversation
 from playground.conversations.models import Conversation
@@ -154,6 +155,17 @@ async def stop_all(request: HttpRequest, pk: int) -> HttpResponse:
         await send_control(conversation_id, {"type": "stop"})
     await _stop_repeats(comparison)
     return redirect("comparison", pk=pk)
+
+
+@require_POST
+@login_required
+async def column_stop(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """A column's Stop, for whichever of its repeats is running: its first run's socket only reaches the first."""
+    comparison, can_edit = await sync_to_async(_comparison_for)(request, pk)
+    if not can_edit:
+        raise PermissionDenied("Viewers can read comparisons but not run them.")
+    await stop_column(comparison.pk, position)
+    return HttpResponse(status=204)
 
 
 async def _stop_repeats(comparison: Comparison) -> None:

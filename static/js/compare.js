@@ -77,6 +77,11 @@
     this.page = page;
     this.live = section.querySelector(".compare-live");
     this.stopButton = section.querySelector(".compare-stop");
+    this.runLabel = section.querySelector(".compare-column-run");
+    // Its place in its repeats (run 3 of 10): the socket speaks for its first run only, the results for the rest.
+    this.active = section.dataset.active === "1";
+    this.run = parseInt(section.dataset.run, 10);
+    this.runs = parseInt(section.dataset.runs, 10);
     this.rts = {};
     this.state = { cards: {}, waiting: {} }; // the cards' own state (cards.js), replaced when a snapshot redraws
     this.backoff = 500;
@@ -86,7 +91,7 @@
     if (this.stopButton) {
       this.stopButton.addEventListener("click", function () {
         self.stopButton.disabled = true;
-        self.send({ type: "stop" });
+        self.stop();
       });
     }
     this.connect();
@@ -103,6 +108,32 @@
       self.backoff = Math.min(self.backoff * 2, 10000);
     });
     socket.addEventListener("open", function () { self.backoff = 500; });
+  };
+  // Through the server, not the first run's socket: the repeat to stop may be any of the column's, and the ones after
+  // it are marked not run there.
+  Column.prototype.stop = function () {
+    var self = this;
+    var token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"];
+    fetch(this.section.dataset.stopUrl, { method: "POST", headers: { "X-CSRFToken": token }, credentials: "same-origin" })
+      .then(function (response) { if (!response.ok) throw new Error("HTTP " + response.status); })
+      .catch(function (error) { console.error("could not stop the column", error); self.stopButton.disabled = false; })
+      .then(function () { self.page.changed(); });
+  };
+  Column.prototype.progress = function (active, run) {
+    this.active = active;
+    this.run = run;
+    if (this.runLabel) {
+      this.runLabel.hidden = !active || this.runs < 2;
+      this.runLabel.textContent = "run " + run + " of " + this.runs;
+    }
+    this.offerStop();
+  };
+  // Stop is offered while the first run goes on or a later repeat runs or is still to start.
+  Column.prototype.offerStop = function () {
+    if (!this.stopButton) return;
+    var show = this.section.dataset.running === "1" || this.active;
+    this.stopButton.hidden = !show;
+    if (!show) this.stopButton.disabled = false;
   };
   Column.prototype.send = function (message) {
     if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
@@ -146,7 +177,7 @@
     }
     var running = frame.status === "running" || frame.status === "waiting";
     this.section.dataset.running = running ? "1" : "0";
-    if (this.stopButton) { this.stopButton.hidden = !running; if (!running) this.stopButton.disabled = false; }
+    this.offerStop();
   };
   Column.prototype.onSnapshot = function (frame) {
     this.onStatus(frame);
@@ -173,6 +204,10 @@
   };
   Column.prototype.onRunEnd = function (frame) {
     var self = this;
+    // The first run's end: a Stop (or the run's process gone) ends the column, any other end starts its next repeat
+    // (the results, read again below, say so too, a moment later).
+    var last = this.runs < 2 || frame.status === "stopped" || frame.status === "interrupted";
+    this.progress(!last, last ? this.run : Math.max(this.run, 2));
     this.onStatus({ status: frame.status, label: frame.label || frame.status, message: frame.message });
     // A run that ended has no question left open: its forms go with it (a Stop while a call waited).
     this.state.waiting = {};
@@ -244,11 +279,26 @@
       if (stopAll && results) stopAll.hidden = results.dataset.busy !== "1";
     }
     document.body.addEventListener("htmx:afterSettle", offerStop);
+    // Each read of the results says where every column is in its repeats; a column's own redraw says nothing of it.
+    document.body.addEventListener("htmx:afterSettle", function (event) {
+      var holder = document.getElementById("compare-results");
+      if (holder && holder.contains(event.target)) self.progress();
+    });
     window.setInterval(function () {
       var results = document.getElementById("compare-results-body");
       if (results && results.dataset.busy === "1") document.body.dispatchEvent(new CustomEvent("compare:poll"));
     }, 3000);
   }
+  Page.prototype.progress = function () {
+    var marks = {};
+    document.querySelectorAll("#compare-results-body .compare-progress [data-position]").forEach(function (mark) {
+      marks[mark.dataset.position] = mark;
+    });
+    this.columns.forEach(function (column) {
+      var mark = marks[column.section.dataset.position];
+      if (mark) column.progress(mark.dataset.active === "1", parseInt(mark.dataset.run, 10));
+    });
+  };
   Page.prototype.changed = function () { document.body.dispatchEvent(new CustomEvent("compare:changed")); };
   Page.prototype.waitingChanged = function () {
     var groups = {};

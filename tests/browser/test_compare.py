@@ -137,6 +137,30 @@ async def test_repeats_report_consistency_and_latency_spread(signed_in: Page) ->
     await expect(page.get_by_test_id("repeat-chart-label")).to_have_text(shown)
 
 
+async def test_a_column_can_be_stopped_while_a_later_repeat_runs(signed_in: Page) -> None:
+    """Once a column's first run is done its later repeats still run: the column keeps a Stop that reaches them."""
+    page = signed_in
+    await page.goto("/compare/")
+    for _ in range(2):
+        await page.get_by_test_id("compare-column-setup").nth(1).get_by_role("button", name="Remove").click()
+    await page.locator("input[name=tools][value=search_docs]").check()
+    await run_all(page, '/call search_docs {"query": "refund policy"}', repeat=3)  # each run waits for an answer
+    column = page.get_by_test_id("compare-column")
+    await column.get_by_test_id("tool-result-input").fill("Within 5 days.")
+    await column.get_by_role("button", name="Send result").click()
+    await expect(column.get_by_test_id("run-status")).to_have_attribute("data-status", "done", timeout=20_000)
+    await expect(page.get_by_test_id("compare-repeats-waiting")).to_contain_text("run 2 of", timeout=20_000)
+    await expect(column.get_by_test_id("compare-stop")).to_be_visible()
+    await expect(column.get_by_test_id("compare-column-run")).to_have_text("run 2 of 3")
+    await column.get_by_test_id("compare-stop").click()
+    await expect(column.get_by_test_id("compare-stop")).to_be_hidden(timeout=10_000)
+    await expect(column.get_by_test_id("compare-column-run")).to_be_hidden()
+    await expect(page.locator("#compare-results-body")).to_have_attribute("data-busy", "0")
+    await expect(page.get_by_test_id("compare-repeats-waiting")).to_have_count(0)
+    # The first run finished; the second was stopped and the third never ran: neither counts.
+    await expect(page.get_by_test_id("compare-repeats").locator("tbody tr").first).to_contain_text("1 / 3")
+
+
 async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side(signed_in: Page) -> None:
     page = signed_in
     await page.goto("/")

@@ -15,7 +15,14 @@ from playground.chat.processes import PROCESS_ID
 from playground.chat.registry import REGISTRY, send_control
 from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.pages import comparison_context, diff_context
-from playground.compare.service import CompareRefused, create_comparison, parse_plan, run_comparison
+from playground.compare.service import (
+    NOT_RUN_AFTER_STOP,
+    CompareRefused,
+    create_comparison,
+    parse_plan,
+    run_comparison,
+    stop_column,
+)
 from playground.conversations.models import Conversation, RoundTrip
 from playground.conversations.raw_events import add_batched
 from tests.compare.conftest import plan
@@ -120,6 +127,40 @@ async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finis
     assert slow_repeat.status == "stopped" and not await slow_repeat.messages.aexists(), "the next repeat never ran"
     assert slow_repeat.status_message == "Not run: an earlier repeat of this column did not finish."
     assert (other_first.status, other_repeat.status) == ("done", "done")
+
+
+async def _waiting_call(conversation_id: int) -> str:
+    """The id of the call a run waits on for a person's answer, once it waits."""
+    deadline = time.monotonic() + 20
+    while not ((run := REGISTRY.get(conversation_id)) is not None and run.waiting):
+        assert time.monotonic() < deadline, f"conversation {conversation_id} never asked for an answer"
+        await asyncio.sleep(0.02)
+    return next(iter(run.waiting))
+
+
+async def test_a_columns_stop_ends_the_repeat_running_after_its_first_and_the_rest_are_not_run(
+    team: Team, alice: User, simulated: dict[str, int]
+) -> None:
+    """The column shows its first run; Stop must still reach the repeat running after it, and the ones after that."""
+    manual = plan(
+        [(simulated["Simulated OpenAI"], "sim-1")], '/call search_docs {"query": "refunds"}', 3, tools=["search_docs"]
+    )
+    comparison = await database_sync_to_async(create_comparison)(team, alice, manual)
+    runner = asyncio.create_task(run_comparison(comparison.pk, alice))
+    first, second, third = await _conversations(comparison)
+    call = await _waiting_call(first.pk)
+    await send_control(first.pk, {"type": "tool_result", "call_id": call, "content": "5 days.", "is_error": False})
+    await _waiting_call(second.pk)  # the first run is done; the second waits for its answer
+    await stop_column(comparison.pk, 0)
+    await asyncio.wait_for(runner, 30)
+
+    first, second, third = await _conversations(comparison)
+    assert first.status == "done"
+    assert second.status == "stopped"
+    assert (third.status, third.status_message) == ("stopped", NOT_RUN_AFTER_STOP)
+    assert not await third.messages.aexists(), "the last repeat never ran"
+    context = await database_sync_to_async(comparison_context)(comparison, True, QueryDict())
+    assert context["busy"] is False and not context["columns"][0].progress.active
 
 
 async def test_a_refused_column_says_its_repeats_will_not_run_and_the_results_settle(

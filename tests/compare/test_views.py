@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from playground.compare.models import Comparison
-from playground.compare.service import create_comparison
+from playground.compare.service import NOT_RUN_AFTER_STOP, create_comparison
 from playground.conversations.models import Conversation
 from playground.teams import access
 from tests.compare.conftest import plan
@@ -127,6 +127,49 @@ def test_stop_all_is_offered_only_while_a_column_has_something_left_to_run(
     assert "hidden" not in stop_all(), "its columns have not run yet"
     Conversation.objects.filter(comparison_runs__comparison=comparison).update(status="done")
     assert "hidden" in stop_all(), "every column is done: nothing to stop"
+
+
+def _tag(html: str, testid: str) -> str:
+    """The opening tag of the first element with this test id, and its text up to the next tag."""
+    start = html[html.index(f'data-testid="{testid}"') :]
+    return start[: start.index("<")]
+
+
+def test_a_column_keeps_its_stop_and_says_which_run_while_its_later_repeats_run(
+    client: Client, alice: User, team: Team, simulated: dict[str, int]
+) -> None:
+    """The column's cards are its first run's: once that is done, the column still offers Stop and says which run."""
+    columns = [(simulated["Simulated OpenAI"], "sim-1"), (simulated["Simulated Anthropic"], "sim-1")]
+    comparison = create_comparison(team, alice, plan(columns, repeat=3))
+    for repeat, status in enumerate(("done", "running")):
+        Conversation.objects.filter(pk=comparison.runs.get(position=0, repeat=repeat).conversation_id).update(
+            status=status
+        )
+    Conversation.objects.filter(comparison_runs__comparison=comparison, comparison_runs__position=1).update(
+        status="done"
+    )
+    html = signed_in(client, alice, team).get(reverse("comparison", args=[comparison.pk])).content.decode()
+    first, second = html.split('data-testid="compare-column"')[1:3]
+    assert "hidden" not in _tag(first, "compare-stop") and "run 2 of 3" in _tag(first, "compare-column-run")
+    assert "hidden" in _tag(second, "compare-stop"), "every repeat of the second column is done"
+    assert "hidden" in _tag(second, "compare-column-run")
+    results = client.get(reverse("comparison-results", args=[comparison.pk])).content.decode()
+    assert '<span data-position="0" data-active="1" data-run="2">' in results
+    assert '<span data-position="1" data-active="0" data-run="3">' in results
+
+
+def test_a_columns_stop_marks_its_repeats_not_started_and_leaves_the_other_columns(
+    client: Client, alice: User, carol: User, team: Team, simulated: dict[str, int]
+) -> None:
+    columns = [(simulated["Simulated OpenAI"], "sim-1"), (simulated["Simulated Anthropic"], "sim-1")]
+    comparison = create_comparison(team, alice, plan(columns, repeat=2))
+    stop = reverse("comparison-column-stop", args=[comparison.pk, 0])
+    assert signed_in(client, carol, team).post(stop).status_code == 403
+    assert not Conversation.objects.exclude(status="idle").exists()
+    assert signed_in(client, alice, team).post(stop).status_code == 204
+    statuses = [(r.position, r.conversation.status, r.conversation.status_message) for r in comparison.runs.all()]
+    not_run = ("stopped", NOT_RUN_AFTER_STOP)
+    assert statuses == [(0, *not_run), (0, *not_run), (1, "idle", ""), (1, "idle", "")]
 
 
 def test_a_column_that_never_ran_opens_in_the_playground_with_its_message_ready(

@@ -605,6 +605,12 @@ CASES: list[Case] = [
     Case("fetch one column", "comparison-column", get(lambda w: f"{_comparison(w)}/column/0/"), MEMBERS),
     Case("fetch the diff", "comparison-diff", get(lambda w: f"{_comparison(w)}/diff/"), MEMBERS),
     Case(
+        "stop one column of a comparison",
+        "comparison-column-stop",
+        post(lambda w: f"{_comparison(w)}/column/0/stop/"),
+        (LOGIN, NOT_FOUND, DENIED, "204", "204"),
+    ),
+    Case(
         "stop a comparison",
         "comparison-stop",
         post(lambda w: f"{_comparison(w)}/stop/"),
