@@ -68,6 +68,7 @@ def test_viewers_see_comparisons_but_cannot_run_them(
     page = viewer.get(reverse("comparison", args=[comparison.pk]))
     assert page.status_code == 200 and 'data-testid="compare-column"' in page.content.decode()
     assert 'data-testid="compare-stop-all"' not in page.content.decode()
+    assert "Run again" not in page.content.decode(), "it leads to a form a viewer cannot send"
     data = {"text": "hi", "col-0-endpoint_id": simulated["Simulated OpenAI"], "col-0-model": "sim-1"}
     assert viewer.post(reverse("compare-run"), data).status_code == 403
     assert viewer.post(reverse("comparison-stop", args=[comparison.pk])).status_code == 403
@@ -105,7 +106,9 @@ def test_run_again_starts_from_the_comparisons_columns_even_for_a_replay(
     client: Client, alice: User, team: Team, simulated: dict[str, int]
 ) -> None:
     comparison = _comparison(team, alice, simulated)
-    html = signed_in(client, alice, team).get(reverse("compare"), {"from": comparison.pk}).content.decode()
+    page = signed_in(client, alice, team).get(reverse("comparison", args=[comparison.pk])).content.decode()
+    assert f'href="{reverse("compare")}?from={comparison.pk}" data-testid="compare-run-again"' in page
+    html = client.get(reverse("compare"), {"from": comparison.pk}).content.decode()
     assert html.count('data-testid="compare-column-setup"') == 2 + 1
     comparison.settings = {"text": "replayed", "tools": []}  # what a replay saves: no form columns
     comparison.save()
