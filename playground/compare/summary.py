@@ -56,6 +56,7 @@ class ColumnSummary:
     stop_said: str = ""
     stop_mapped: str = ""
     errors: list[str] = field(default_factory=list)
+    status_note: str = ""  # the run's own message, less what its errors already say
 
     @property
     def running(self) -> bool:
@@ -85,6 +86,7 @@ def summarize(position: int, conversation: Conversation) -> ColumnSummary:
     summary.tokens = _tokens(trips)
     summary.cost, summary.cost_source = _cost(conversation, trips, summary.tokens)
     summary.errors = _errors(conversation, trips)
+    summary.status_note = _status_note(conversation, trips)
     return summary
 
 
@@ -146,3 +148,19 @@ def _errors(conversation: Conversation, trips: list[RoundTrip]) -> list[str]:
     if failed and said and not any(m and (m in said or said in m) for m in messages):
         errors.append(said)
     return errors
+
+
+def _status_note(conversation: Conversation, trips: list[RoundTrip]) -> str:
+    """The run's message as its column's status line gives it, beside the errors (``_errors``): a failed run's message
+    repeats its round trip's error, listed there, and only what it adds ("Retry after 1 s.") is said again; one that
+    repeats none is listed there whole."""
+    said = conversation.status_message
+    if conversation.status not in (Conversation.Status.ERROR, Conversation.Status.INTERRUPTED):
+        return said
+    messages = [str(t.error.get("message") or "") for t in trips if t.error]
+    if any(said in m for m in messages):
+        return ""
+    rest = said
+    for message in filter(None, messages):
+        rest = rest.replace(message, "")
+    return "" if rest == said else rest.strip()

@@ -170,19 +170,40 @@
   };
   Column.prototype.onStatus = function (frame) {
     var box = this.section.querySelector("[data-testid=run-status]");
+    var running = frame.status === "running" || frame.status === "waiting";
     if (box) {
+      // An ended run's message is the server's to give (compare/_column_body.html): it leaves out the error its
+      // cards already show. It is left as drawn, or blank until the redraw that an end brings.
+      if (running || box.dataset.status !== frame.status) {
+        box.querySelector(".run-message").textContent = running ? frame.message || "" : "";
+      }
       box.dataset.status = frame.status;
       box.querySelector(".run-label").textContent = frame.label || frame.status;
-      box.querySelector(".run-message").textContent = frame.message || "";
     }
-    var running = frame.status === "running" || frame.status === "waiting";
     this.section.dataset.running = running ? "1" : "0";
+    this.status = frame.status;
+    this.labelRoundTrips();
     this.offerStop();
   };
+  // A round trip streams until it ends; a run then waiting for a person says so on its last one.
+  Column.prototype.labelRoundTrips = function () {
+    var self = this, status = this.status, numbers = Object.keys(this.rts).map(Number);
+    var last = Math.max.apply(null, numbers);
+    numbers.forEach(function (n) {
+      var rt = self.rts[n];
+      var doing = !rt.ended ? " · streaming" : status === "waiting" && n === last ? " · waiting for an answer" : "";
+      rt.head.textContent = "round trip " + (n + 1) + doing;
+    });
+  };
   Column.prototype.onSnapshot = function (frame) {
-    this.onStatus(frame);
     var body = this.section.querySelector(".compare-column-body");
-    if (body && parseInt(body.dataset.messageCount, 10) !== frame.message_count) this.refresh();
+    var box = this.section.querySelector("[data-testid=run-status]");
+    var running = frame.status === "running" || frame.status === "waiting";
+    // Drawn again when it lacks messages, or its run ended differently since it was drawn (its status line with it).
+    var stale = body && (parseInt(body.dataset.messageCount, 10) !== frame.message_count ||
+      (!running && box && box.dataset.status !== frame.status));
+    this.onStatus(frame);
+    if (stale) this.refresh();
     this.live.textContent = "";
     this.rts = {};
     this.state.cards = {};
@@ -225,9 +246,10 @@
     var message = testid(el("article", "msg msg-assistant is-live"), "message");
     var head = message.appendChild(el("header", "msg-head"));
     head.appendChild(el("span", "msg-role", "assistant"));
-    head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
+    var label = head.appendChild(el("span", "small muted", "round trip " + (frame.rt + 1) + " · streaming"));
     this.live.appendChild(message);
-    this.rts[frame.rt] = { message: message, calls: {}, text: null, reasoning: null, strategy: frame.strategy };
+    this.rts[frame.rt] = { message: message, head: label, ended: false, calls: {}, text: null, reasoning: null,
+      strategy: frame.strategy };
   };
   Column.prototype.onDelta = function (frame) {
     var rt = this.rts[frame.rt];
@@ -254,6 +276,7 @@
   };
   Column.prototype.onRoundTripEnd = function (frame) {
     var rt = this.rts[frame.rt];
+    if (rt) { rt.ended = true; this.labelRoundTrips(); }
     if (rt && !frame.complete) rt.message.classList.add("msg-incomplete");
     if (rt && frame.error) rt.message.appendChild(window.CrosswireDom.errorCard(frame.error));
     this.page.changed();

@@ -161,6 +161,29 @@ async def test_a_column_can_be_stopped_while_a_later_repeat_runs(signed_in: Page
     await expect(page.get_by_test_id("compare-repeats").locator("tbody tr").first).to_contain_text("1 / 3")
 
 
+async def test_a_columns_status_says_it_waits_for_an_answer_and_gives_an_error_once(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/compare/")
+    setups = page.get_by_test_id("compare-column-setup")
+    await setups.nth(2).get_by_role("button", name="Remove").click()
+    await setups.nth(1).get_by_test_id("compare-model-input").fill("sim-429")
+    await page.locator("input[name=tools][value=search_docs]").check()
+    await run_all(page, '/call search_docs {"query": "refund policy"}')
+    waiting, limited = page.get_by_test_id("compare-column").nth(0), page.get_by_test_id("compare-column").nth(1)
+    await expect(waiting.get_by_test_id("tool-result-input")).to_be_visible(timeout=20_000)
+    await expect(limited.get_by_test_id("run-status")).to_have_attribute("data-status", "error", timeout=20_000)
+    for _ in range(2):  # as it ran, then as the page opens on it
+        await expect(waiting.get_by_test_id("run-status")).to_have_attribute("data-status", "waiting")
+        await expect(waiting).not_to_contain_text("streaming")
+        await expect(limited.get_by_test_id("run-status")).to_contain_text("Retry after 1 s.")
+        await expect(limited.get_by_test_id("error")).to_have_count(1)
+        await page.wait_for_timeout(1_000)  # the socket's snapshot has come and been drawn
+        text = await limited.inner_text()
+        assert text.count("would exceed the rate limit") == 1, text
+        await page.reload()
+    await page.get_by_test_id("compare-stop-all").click()
+
+
 async def test_a_saved_conversation_is_replayed_on_another_provider_side_by_side(signed_in: Page) -> None:
     page = signed_in
     await page.goto("/")

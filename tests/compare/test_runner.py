@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from channels.db import database_sync_to_async
 from django.http import QueryDict
+from django.template.loader import render_to_string
+from django.utils.html import escape
 
 from playground.chat.processes import PROCESS_ID
 from playground.chat.registry import REGISTRY, send_control
 from playground.compare.models import Comparison, ComparisonRun
-from playground.compare.pages import comparison_context, diff_context
+from playground.compare.pages import column_view, comparison_context, diff_context
 from playground.compare.service import (
     NOT_RUN_AFTER_STOP,
     CompareRefused,
@@ -105,6 +107,21 @@ async def test_a_failing_column_does_not_stop_the_others(team: Team, alice: User
     context = await database_sync_to_async(comparison_context)(comparison, True, QueryDict())
     errors = context["columns"][0].summary.errors
     assert len(errors) == 1 and errors[0].startswith("rate_limit: "), errors
+
+
+async def test_a_column_that_failed_gives_its_error_once(team: Team, alice: User, simulated: dict[str, int]) -> None:
+    """The status line says what the run's message adds to its round trip's error, which the error card shows."""
+    columns = [(simulated["Simulated OpenAI"], "sim-429"), (simulated["Simulated Anthropic"], "sim-1")]
+    comparison = await database_sync_to_async(create_comparison)(team, alice, plan(columns))
+    await asyncio.wait_for(run_comparison(comparison.pk, alice), 60)
+
+    def body() -> str:
+        return render_to_string("compare/_column_body.html", {"column": column_view(comparison, 0)})
+
+    html = await database_sync_to_async(body)()
+    trip = await RoundTrip.objects.aget(conversation=(await _conversations(comparison))[0])
+    assert html.count(escape(trip.error["message"])) == 1, html
+    assert '<span class="run-message">Retry after 1 s.</span>' in html
 
 
 async def test_stop_on_one_column_ends_it_and_its_repeats_while_the_others_finish(
