@@ -108,7 +108,7 @@ def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict)
         repeat_stats(column.position, column.label, [first, *(summarize(p, c) for c in conversations[1:])])
         for column, first, (p, conversations) in zip(columns, firsts, runs.items(), strict=True)
     ]
-    bars, axis_ms = chart(stats)
+    bars, axis = chart(stats)
     return {
         "section": "compare",
         "comparison": comparison,
@@ -120,7 +120,7 @@ def comparison_context(comparison: Comparison, can_edit: bool, query: QueryDict)
         "chart_width": CHART_WIDTH,
         "chart_label_width": LABEL_WIDTH,
         "chart_height": max(len(stats), 1) * 28,
-        "axis_ms": axis_ms,
+        "axis": axis,
         "busy": any(c.running or c.progress.active for c in columns),
         "waiting_repeats": _waiting_repeats(columns, runs),
         "results_url": reverse("comparison-results", args=[comparison.pk]),

@@ -58,19 +58,32 @@ def repeat_stats(position: int, label: str, repeats: list[ColumnSummary]) -> Rep
     )
 
 
-def chart(stats: list[RepeatStats], *, row_height: int = 28) -> tuple[list[Bar], float]:
-    """Bars on one shared axis (0 to the slowest repeat), and that axis' maximum in ms."""
-    top = max((s.latency_max for s in stats if s.latency_max is not None), default=0.0) or 1.0
-    scale = CHART_WIDTH / top
+@dataclass(frozen=True)
+class Axis:
+    """The chart's shared axis, in ms: its two ends are labelled."""
+
+    low: float
+    high: float
+
+
+def chart(stats: list[RepeatStats], *, row_height: int = 28) -> tuple[list[Bar], Axis]:
+    """Bars on one shared axis, scaled to the repeats' range with a margin each side: from 0, a spread of a few
+    percent (1613 to 1657 ms) would be a dot."""
+    ends = [v for s in stats for v in (s.latency_min, s.latency_max) if v is not None]
+    low, high = min(ends, default=0.0), max(ends, default=0.0)
+    # A tenth of the spread each side; some room too when every repeat took the same time.
+    margin = (high - low) / 10 or max(high / 100, 1.0)
+    axis = Axis(max(low - margin, 0.0), high + margin)
+    scale = CHART_WIDTH / (axis.high - axis.low)
     bars = [
         Bar(
             i * row_height + row_height // 2,
-            s.latency_min * scale,
-            (s.latency_median or 0) * scale,
-            s.latency_max * scale,
+            (s.latency_min - axis.low) * scale,
+            ((s.latency_median or s.latency_min) - axis.low) * scale,
+            (s.latency_max - axis.low) * scale,
             s,
         )
         for i, s in enumerate(stats)
         if s.latency_min is not None and s.latency_max is not None
     ]
-    return bars, top
+    return bars, axis
