@@ -326,3 +326,25 @@ async def test_four_columns_keep_their_cards_and_errors_inside(signed_in: Page) 
     assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "the summary fits"
     await page.set_viewport_size({"width": 800, "height": 900})
     assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+
+
+# Per table cell of the repeats and the summary's times: its text as it reads when it wraps onto more than one line.
+WRAPPED_FIGURES = """() => Array.from(document.querySelectorAll(
+  "[data-testid=compare-repeats] tbody td, [data-metric=ttfb] td, [data-metric=total] td")).filter((cell) => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size > 1;
+}).map((cell) => cell.innerText)"""
+
+
+async def test_a_narrow_window_keeps_the_page_from_scrolling_sideways_and_figures_whole(signed_in: Page) -> None:
+    page = signed_in
+    await page.goto("/compare/")
+    await run_all(page, '/call calculator {"expression": "6 * 7"}', repeat=2)
+    rows = page.get_by_test_id("compare-repeats").locator("tbody tr")
+    for i in range(3):
+        await expect(rows.nth(i)).to_contain_text("2 / 2", timeout=60_000)
+    await expect(page.get_by_test_id("wire-diff").locator("tr[data-state=left]").first).to_be_visible(timeout=10_000)
+    await page.set_viewport_size({"width": 600, "height": 900})
+    assert await page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    assert await page.evaluate(WRAPPED_FIGURES) == []
