@@ -83,7 +83,9 @@
     this.run = parseInt(section.dataset.run, 10);
     this.runs = parseInt(section.dataset.runs, 10);
     this.rts = {};
-    this.state = { cards: {}, waiting: {} }; // the cards' own state (cards.js), replaced when a snapshot redraws
+    // The cards' own state (cards.js), replaced when a snapshot redraws; a viewer's cards say what a run waits for
+    // instead of offering the forms the server would refuse.
+    this.state = { cards: {}, waiting: {}, readOnly: page.root.dataset.canEdit !== "1" };
     this.backoff = 500;
     var self = this;
     this.cards = window.CrosswireCards(this.state, function (message) { self.send(message); },
@@ -333,7 +335,9 @@
         (groups[key] = groups[key] || { name: frame.name, args: frame.arguments, waits: [] }).waits.push([column, id]);
       });
     });
-    var shared = Object.keys(groups).filter(function (k) { return groups[k].waits.length > 1; });
+    // One answer for all is an editor's to give: a viewer is offered none.
+    var shared = this.root.dataset.canEdit !== "1" ? []
+      : Object.keys(groups).filter(function (k) { return groups[k].waits.length > 1; });
     // Drawn again whenever a column starts or stops waiting: what was typed for a call stays, and so does the focus.
     var typed = {}, focused = null;
     this.bar.querySelectorAll("form").forEach(function (form) {

@@ -267,3 +267,28 @@ async def test_a_viewer_is_told_what_a_waiting_chat_needs_and_given_no_answer_fo
     await expect(viewer.get_by_test_id("tool-call").first).to_contain_text("Refunds are paid within 5 days.",
                                                                            timeout=LIVE_TIMEOUT_MS)  # fmt: skip
     await expect(note).to_have_count(0)
+
+
+async def test_a_viewer_of_a_comparison_waiting_on_an_answer_is_given_no_answer_forms(
+    signed_in: Page, new_context: Any, setup: int
+) -> None:
+    owner = signed_in
+    await owner.goto(f"/c/{setup}/")  # the Demo team, the viewer's, becomes the current one
+    await owner.goto("/compare/")
+    await owner.locator("input[name=tools][value=search_docs]").check()
+    await owner.get_by_test_id("compare-composer").fill('/call search_docs {"query": "refund policy"}')
+    await owner.get_by_test_id("compare-run").click()
+    await owner.wait_for_url("**/compare/*/")
+    await expect(owner.get_by_test_id("compare-answer-all")).to_contain_text("columns wait for", timeout=20_000)
+
+    viewer = await (await new_context()).new_page()
+    await sign_in(viewer, TEAMMATE, TEAMMATE_PASSWORD)
+    await viewer.goto(owner.url)
+    columns = viewer.get_by_test_id("compare-column")
+    notes = viewer.get_by_test_id("tool-waiting-note")
+    await expect(notes).to_have_count(await columns.count(), timeout=LIVE_TIMEOUT_MS)  # one per waiting column
+    await expect(viewer.get_by_test_id("tool-result-input")).to_have_count(0)
+    await expect(viewer.get_by_test_id("compare-answer-all")).to_be_hidden()  # "Answer all" was offered, then refused
+    await owner.get_by_test_id("compare-answer-all-input").fill("Refunds are paid within 5 days.")
+    await owner.get_by_test_id("compare-answer-all-send").click()
+    await expect(notes).to_have_count(0, timeout=LIVE_TIMEOUT_MS)
