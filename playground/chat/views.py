@@ -107,6 +107,7 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
     options = {**ChatOptions(endpoint_id=0, model="").to_dict(), **(conversation.settings or {})}
     endpoints = list(visible_endpoints(conversation.team))
     comparisons = comparison_links(conversation)
+    team_tools = list(Tool.objects.select_related("mcp_server").filter(team=conversation.team))
     return {
         "section": "playground",
         "conversation": conversation,
@@ -121,7 +122,8 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "endpoint_missing": bool(saved) and all(e.pk != options["endpoint_id"] for e in endpoints),
         # Replay on…'s model to start from: this chat's, or (a new chat has none yet) the first endpoint's default.
         "replay_model": conversation.model or (endpoints[0].default_model if endpoints else ""),
-        "team_tools": list(Tool.objects.select_related("mcp_server").filter(team=conversation.team)),
+        "team_tools": team_tools,
+        "hint_tool": _hint_tool(team_tools),
         "transcript_messages": with_failures(
             transcript(conversation, saved, {rt.pk: rt for rt in round_trips}), saved, round_trips
         ),
@@ -136,6 +138,12 @@ def _context(request: HttpRequest, conversation: Conversation, can_edit: bool) -
         "composer_text": _unsent_column_text(saved, comparisons),
         "forked_at_number": _forked_at_number(conversation),
     }
+
+
+def _hint_tool(team_tools: list[Tool]) -> str:
+    """The empty chat's example call: the demo's weather tool where the team has it, else one of its own."""
+    names = [t.name for t in team_tools]
+    return "get_weather" if "get_weather" in names else next(iter(names), "")
 
 
 def _forked_at_number(conversation: Conversation) -> int | None:

@@ -457,3 +457,23 @@ def test_a_whole_answers_invalid_call_still_lists_its_problems(client: Client, t
     client.post("/team/switch/", {"team": team.pk})
     html = _transcript(client.get(f"/c/{conversation.pk}/").content.decode())
     assert "&#x27;city&#x27; is a required property" in html and "tool-call-cut" not in html
+
+
+def test_an_empty_chats_hint_names_only_tools_its_team_has(client: Client, team: Team, alice: User) -> None:
+    from playground.tools.models import Tool
+
+    client.force_login(alice)
+    client.post("/team/switch/", {"team": team.pk})
+
+    def hint() -> str:
+        conversation = Conversation.objects.create(team=team, created_by=alice)
+        html = client.get(f"/c/{conversation.pk}/").content.decode()
+        return html[html.index('data-testid="transcript-empty"') : html.index('id="live"')]
+
+    none = hint()  # a new person's own team has no tools: /call get_weather would only be refused
+    assert "This team has no tools yet" in none and 'href="/tools/"' in none and "get_weather" not in none
+    Tool.objects.create(team=team, name="lookup_invoice", description="", parameters={"type": "object"})
+    own = hint()
+    assert "/call lookup_invoice" in own and "get_weather" not in own
+    Tool.objects.create(team=team, name="get_weather", description="", parameters={"type": "object"})
+    assert '/call get_weather {"city": "Oslo"}' in hint()
