@@ -181,6 +181,7 @@ async def test_a_member_made_viewer_while_the_chat_is_open_is_told_and_can_no_lo
     await owner.goto(f"/c/{setup}/review/")  # the conversation's team becomes the current one
     await owner.goto("/team/")
     await owner.get_by_label(f"Role of {TEAMMATE}").select_option("viewer")
+    await owner.locator(f'tr[data-member="{TEAMMATE}"]').get_by_test_id("member-role-save").click()
     notice = teammate.get_by_test_id("access-changed")
     await expect(notice).to_contain_text("no longer run it", timeout=LIVE_TIMEOUT_MS)
     await expect(teammate.get_by_test_id("composer")).to_be_disabled()

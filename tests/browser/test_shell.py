@@ -130,6 +130,7 @@ async def test_team_members_are_managed_in_place(signed_in: Page, new_context: A
     await page.reload()
     row = page.locator('tr[data-member="grace"]')
     await row.get_by_label("Role of grace").select_option("editor")
+    await row.get_by_test_id("member-role-save").click()
     await expect(page.locator("#members .alert-success")).to_have_text("grace is now Editor.")
     await htmx_settled(page)
     url_before = page.url

@@ -118,6 +118,17 @@ def test_owners_get_the_controls(client: Client, alice: User, team: Team) -> Non
     assert 'hx-post="/team/invitations/new/"' in html
 
 
+def test_a_role_menu_saves_nothing_by_itself(client: Client, alice: User, bob: User, team: Team) -> None:
+    """Only the row's Save posts a role: a menu that posted on change made a role of every arrow key pressed on it."""
+    html = signed_in(client, alice, team).get(reverse("team")).content.decode()
+    row = html.split('<tr data-member="bob"')[1].split("</tr>")[0]
+    menu = row.split("<select")[1].split(">")[0]
+    assert "hx-" not in menu, "the menu itself sends nothing"
+    assert 'data-testid="member-role"' in menu
+    assert 'data-testid="member-role-save"' in row
+    assert f'hx-post="{reverse("team-change-role", args=[membership(team, bob).pk])}"' in row
+
+
 @pytest.mark.parametrize("actor", ["bob", "carol"])
 def test_only_owners_manage_members(client: Client, team: Team, actor: str, django_user_model: type[User]) -> None:
     user = django_user_model.objects.get(username=actor)

@@ -1,0 +1,136 @@
+"""The Team page in a real browser: a role changes only when its row's Save is pressed (making an owner asks first),
+all by keyboard."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+from playwright.async_api import Dialog, Page, expect
+
+from tests.conftest import DemoServer
+from tests.helpers import manage
+
+pytestmark = pytest.mark.browser
+
+TEAM = "Demo team"
+# ada is the demo team's editor (playground/demo/setup.py); a test that changes her role puts it back after.
+ROLE_OF = """
+from playground.teams.models import Membership
+print(Membership.objects.get(user__username={username!r}, team__name={team!r}).role)
+"""
+RESTORE_ADA = f"""
+from playground.teams.models import Membership, Role
+Membership.objects.filter(user__username="ada", team__name="{TEAM}").update(role=Role.EDITOR)
+"""
+
+
+async def shell(server: DemoServer, code: str) -> str:
+    done = await asyncio.to_thread(manage, server.server.env, "shell", "-v", "0", "-c", code)
+    return done.stdout.strip()
+
+
+async def role_of(server: DemoServer, username: str) -> str:
+    return await shell(server, ROLE_OF.format(username=username, team=TEAM))
+
+
+@pytest.fixture
+async def ada_restored(daphne_server: DemoServer) -> AsyncIterator[None]:
+    yield
+    await shell(daphne_server, RESTORE_ADA)
+
+
+async def open_team_page(page: Page) -> None:
+    await page.goto("/team/")
+    await page.locator("#team-switch").select_option(label=TEAM)
+    await expect(page.locator(".page-lead strong")).to_have_text(TEAM)
+
+
+@dataclass
+class Confirmations:
+    """Answers every confirmation the page asks, as ``accept`` says at the time, and keeps what each one asked."""
+
+    accept: bool = False
+    seen: list[str] = field(default_factory=list)
+
+    def watch(self, page: Page) -> Confirmations:
+        page.on("dialog", self._answer)
+        return self
+
+    async def asked(self, count: int) -> list[str]:
+        """What was asked, once ``count`` confirmations have been (a few seconds at most)."""
+        for _ in range(100):
+            if len(self.seen) >= count:
+                return self.seen
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"asked {len(self.seen)} confirmations, not {count}: {self.seen}")
+
+    async def _answer(self, dialog: Dialog) -> None:
+        self.seen.append(dialog.message)
+        await (dialog.accept() if self.accept else dialog.dismiss())
+
+
+async def test_a_role_changes_only_when_saved_and_an_owner_only_once_confirmed(
+    signed_in: Page, daphne_server: DemoServer, ada_restored: None
+) -> None:
+    page = signed_in
+    await open_team_page(page)
+    row = page.locator('tr[data-member="ada"]')
+    menu, save = row.get_by_test_id("member-role"), row.get_by_test_id("member-role-save")
+    await expect(menu).to_have_value("editor")
+    await expect(save).to_be_hidden()
+
+    # An arrow key on the focused menu only picks: Save shows, and nothing is asked or saved yet.
+    await menu.focus()
+    await page.keyboard.press("ArrowUp")
+    await expect(menu).to_have_value("owner")
+    await expect(save).to_be_visible()
+    await page.keyboard.press("Tab")
+    await expect(save).to_be_focused()
+
+    asked = Confirmations().watch(page)
+    await page.keyboard.press("Enter")
+    assert await asked.asked(1) == [f"Make ada an owner of {TEAM}? Owners manage members and roles, including yours."]
+    assert await role_of(daphne_server, "ada") == "editor", "called off: still an editor"
+    await expect(page.locator("#members .alert")).to_have_count(0)
+
+    # Another role saves without a question; the list comes back with focus on the same menu.
+    await menu.focus()
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("ArrowDown")
+    await expect(menu).to_have_value("viewer")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#members .alert-success")).to_have_text("ada is now Viewer.")
+    assert asked.seen == [f"Make ada an owner of {TEAM}? Owners manage members and roles, including yours."]
+    await expect(menu).to_be_focused()
+    await expect(save).to_be_hidden()
+    assert await role_of(daphne_server, "ada") == "viewer"
+
+    # Confirmed, an owner is made.
+    asked.accept = True
+    await page.keyboard.press("ArrowUp")
+    await page.keyboard.press("ArrowUp")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#members .alert-success")).to_have_text("ada is now Owner.")
+    assert len(await asked.asked(2)) == 2
+    assert await role_of(daphne_server, "ada") == "owner"
+
+    # Picking the saved role again hides Save: there is nothing to save.
+    await page.keyboard.press("ArrowDown")
+    await expect(save).to_be_visible()
+    await page.keyboard.press("ArrowUp")
+    await expect(save).to_be_hidden()
+
+    # Giving up one's own ownership asks too; called off, it stays.
+    asked.accept = False
+    own = page.locator('tr[data-member="demo"]')
+    await own.get_by_test_id("member-role").focus()
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    assert (await asked.asked(3))[2] == f"Stop being an owner of {TEAM}? Only another owner can make you one again."
+    assert await role_of(daphne_server, "demo") == "owner"
