@@ -121,4 +121,21 @@ def remove_member(*, membership: Membership, actor: AbstractBaseUser) -> None:
     require_owner(membership.team, actor)
     if _is_last_owner(membership):
         raise TeamError("A team needs at least one owner; make someone else an owner first.")
+    _end_membership(membership)
+
+
+def leave_team(*, membership: Membership) -> None:
+    """The member of ``membership`` leaves of their own accord: any role may, but a team keeps an owner, and a
+    personal team stays with the account it was made for (it is where someone who leaves a team lands)."""
+    team = membership.team
+    if team.personal_for_id == membership.user_id:
+        raise TeamError("This is your personal team: it stays yours.")
+    if _is_last_owner(membership):
+        raise TeamError(f"You are the only owner of {team.name}: make someone else an owner before you leave.")
+    _end_membership(membership)
+
+
+def _end_membership(membership: Membership) -> None:
+    # Deleting the row is what closes the member's open sockets: its post_delete signal announces the change to them
+    # (playground.teams.signals, revocation.py), whoever ended it.
     membership.delete()

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.team, name="team"),
     path("new/", views.create_team, name="team-create"),
     path("switch/", views.switch_team, name="team-switch"),
+    path("<int:team_id>/leave/", views.leave_team, name="team-leave"),
     path("invitations/new/", views.invite_member, name="team-invite"),
     path("invitations/<int:invitation_id>/revoke/", views.revoke_invitation, name="team-invitation-revoke"),
     path("invitations/<int:invitation_id>/accept/", views.accept_invitation, name="invitation-accept"),

@@ -47,8 +47,8 @@ def _after_change(
 ) -> HttpResponse:
     """htmx requests get the members section back; plain form posts a redirect with a flash message."""
     if access.membership_for(request.user, team) is None:
-        # The user removed themselves: nothing left to show here.
-        messages.info(request, notice or "You left the team.")
+        # Removed by another owner meanwhile (leaving has its own answer, _leave): nothing left to show here.
+        messages.info(request, notice or f"You are no longer a member of {team.name}.")
         return HttpResponseClientRedirect(reverse("team")) if request.htmx else redirect("team")
     if request.htmx:
         context = _members_context(request, team, error=error, notice=notice, **extra)
@@ -152,11 +152,35 @@ def change_role(request: HtmxHttpRequest, membership_id: int) -> HttpResponse:
 @login_required
 def remove_member(request: HtmxHttpRequest, membership_id: int) -> HttpResponse:
     membership = _current_membership(request, membership_id)
+    if membership.user_id == request.user.pk:  # removing oneself is leaving: worded and landing as such
+        return _leave(request, membership)
     try:
         access.remove_member(membership=membership, actor=request.user)
     except access.TeamError as exc:
         return _after_change(request, membership.team, error=str(exc))
     return _after_change(request, membership.team, notice=f"Removed {membership.user.get_username()}.")
+
+
+@require_POST
+@login_required
+def leave_team(request: HtmxHttpRequest, team_id: int) -> HttpResponse:
+    # The team is named in the URL, not taken from the session: the page confirmed leaving the team it showed, and
+    # another tab may have switched the current team since. A team one is not in is "not found".
+    own = get_object_or_404(Membership.objects.select_related("team", "user"), team_id=team_id, user=request.user)
+    return _leave(request, own)
+
+
+def _leave(request: HtmxHttpRequest, membership: Membership) -> HttpResponse:
+    team = membership.team
+    try:
+        access.leave_team(membership=membership)
+    except access.TeamError as exc:
+        return _after_change(request, team, error=str(exc))
+    # Their personal team becomes the current one, where they own everything; the playground is home.
+    access.set_current_team(request, access.ensure_personal_team(request.user))
+    messages.success(request, f"You left {team.name}.")
+    home = reverse("playground")
+    return HttpResponseClientRedirect(home) if request.htmx else redirect(home)
 
 
 @require_POST

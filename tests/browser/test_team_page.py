@@ -1,21 +1,24 @@
 """The Team page in a real browser: a role changes only when its row's Save is pressed (making an owner asks first),
-all by keyboard."""
+all by keyboard; and a member leaves the team, after a confirmation, for their own team."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from playwright.async_api import Dialog, Page, expect
 
+from tests.browser.conftest import sign_in, watch_console
 from tests.conftest import DemoServer
 from tests.helpers import manage
 
 pytestmark = pytest.mark.browser
 
 TEAM = "Demo team"
+LEAVER, LEAVER_PASSWORD = "lena", "lena-password-7d1e"
 # ada is the demo team's editor (playground/demo/setup.py); a test that changes her role puts it back after.
 ROLE_OF = """
 from playground.teams.models import Membership
@@ -24,6 +27,22 @@ print(Membership.objects.get(user__username={username!r}, team__name={team!r}).r
 RESTORE_ADA = f"""
 from playground.teams.models import Membership, Role
 Membership.objects.filter(user__username="ada", team__name="{TEAM}").update(role=Role.EDITOR)
+"""
+ADD_LEAVER = f"""
+from django.contrib.auth.models import User
+from playground.teams.models import Membership, Role, Team
+lena, _ = User.objects.get_or_create(username="{LEAVER}")
+lena.set_password("{LEAVER_PASSWORD}")
+lena.save()
+Membership.objects.get_or_create(user=lena, team=Team.objects.get(name="{TEAM}"), defaults={{"role": Role.VIEWER}})
+"""
+IS_LEAVER_A_MEMBER = f"""
+from playground.teams.models import Membership
+print(Membership.objects.filter(user__username="{LEAVER}", team__name="{TEAM}").exists())
+"""
+REMOVE_LEAVER = f"""
+from django.contrib.auth.models import User
+User.objects.filter(username="{LEAVER}").delete()
 """
 
 
@@ -40,6 +59,13 @@ async def role_of(server: DemoServer, username: str) -> str:
 async def ada_restored(daphne_server: DemoServer) -> AsyncIterator[None]:
     yield
     await shell(daphne_server, RESTORE_ADA)
+
+
+@pytest.fixture
+async def leaver(daphne_server: DemoServer) -> AsyncIterator[None]:
+    await shell(daphne_server, ADD_LEAVER)
+    yield
+    await shell(daphne_server, REMOVE_LEAVER)
 
 
 async def open_team_page(page: Page) -> None:
@@ -134,3 +160,28 @@ async def test_a_role_changes_only_when_saved_and_an_owner_only_once_confirmed(
     await page.keyboard.press("Enter")
     assert (await asked.asked(3))[2] == f"Stop being an owner of {TEAM}? Only another owner can make you one again."
     assert await role_of(daphne_server, "demo") == "owner"
+
+
+async def test_a_viewer_leaves_the_team_and_lands_in_their_own(
+    new_context: Any, leaver: None, daphne_server: DemoServer
+) -> None:
+    page = await (await new_context()).new_page()
+    errors = watch_console(page)
+    await sign_in(page, LEAVER, LEAVER_PASSWORD)
+    await open_team_page(page)
+    await expect(page.locator("#members")).to_contain_text("Read-only: only owners manage members.")
+
+    asked = Confirmations().watch(page)
+    await page.get_by_test_id("team-leave").click()
+    assert (await asked.asked(1))[0].startswith(f"Leave {TEAM}? You lose access")
+    assert await shell(daphne_server, IS_LEAVER_A_MEMBER) == "True"
+
+    asked.accept = True
+    await page.get_by_test_id("team-leave").focus()
+    await page.keyboard.press("Enter")
+    await page.wait_for_url("**/c/*/")
+    await expect(page.locator(".flash-success")).to_have_text(f"You left {TEAM}.")
+    await expect(page.locator(".crumb-team")).to_have_text(f"{LEAVER}'s team")
+    await expect(page.locator("#team-switch option", has_text=TEAM)).to_have_count(0)
+    assert await shell(daphne_server, IS_LEAVER_A_MEMBER) == "False"
+    assert errors == []

@@ -54,6 +54,14 @@ async def test_a_member_removed_from_the_team_is_cut_off(conversation: Conversat
     assert await closed_with(chat) == CLOSE_REVOKED
 
 
+async def test_a_member_who_leaves_the_team_is_cut_off(conversation: Conversation, bob: User) -> None:
+    browser, headers = await database_sync_to_async(session_headers)(bob)
+    chat = await opened(conversation, headers)
+    response = await database_sync_to_async(browser.post)(f"/team/{conversation.team_id}/leave/")
+    assert response["Location"] == "/"
+    assert await closed_with(chat) == CLOSE_REVOKED
+
+
 async def test_a_member_made_viewer_keeps_reading_but_cannot_run(
     conversation: Conversation, alice: User, bob: User
 ) -> None:

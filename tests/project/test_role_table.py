@@ -369,6 +369,13 @@ def _remove_member(w: World, user: User | None) -> Request:
     return Request("POST", f"/team/members/{membership.pk}/remove/", done=done)
 
 
+def _leave_team(w: World, user: User | None) -> Request:
+    """Leave the team: ``done`` when one's membership went (only a member has one to lose)."""
+    rows = Membership.objects.filter(team=w.team, user=user)
+    done = gone(rows) if user is not None and rows.exists() else None
+    return Request("POST", f"/team/{w.team.pk}/leave/", done=done)
+
+
 def _mcp_create(transport: str) -> Build:
     """Add a stdio server (a key the administrator set up) or one at a URL, saved without contacting it."""
 
@@ -784,6 +791,13 @@ CASES: list[Case] = [
         "team-remove-member",
         _remove_member,
         (LOGIN, NOT_FOUND, TO_TEAM, TO_TEAM, f"{TO_TEAM} done"),
+    ),
+    Case(
+        "leave the team",
+        "team-leave",
+        _leave_team,
+        # Any member may leave; the owner here is the team's only one, refused with the reason on the Team page.
+        (LOGIN, NOT_FOUND, "302 / done", "302 / done", TO_TEAM),
     ),
     Case(
         "accept one's own invitation",

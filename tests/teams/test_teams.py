@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from django.contrib.messages import get_messages
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
@@ -165,7 +166,7 @@ def test_the_last_owner_can_be_neither_demoted_nor_removed(client: Client, alice
     response = client.post(reverse("team-change-role", args=[own.pk]), {"role": Role.EDITOR}, **HTMX)
     assert "A team needs at least one owner" in response.content.decode()
     response = client.post(reverse("team-remove-member", args=[own.pk]), **HTMX)
-    assert "A team needs at least one owner" in response.content.decode()
+    assert "You are the only owner of Evals: make someone else an owner before you leave." in response.content.decode()
     assert role_of(team, alice) == Role.OWNER
 
 
@@ -177,12 +178,16 @@ def test_owner_removes_a_member(client: Client, alice: User, carol: User, team: 
     assert role_of(team, carol) is None
 
 
-def test_an_owner_who_leaves_is_sent_back_to_their_own_team(client: Client, alice: User, bob: User, team: Team) -> None:
+def test_an_owner_removing_themselves_leaves_as_leave_team_does(
+    client: Client, alice: User, bob: User, team: Team
+) -> None:
     access.change_role(membership=membership(team, bob), actor=alice, role=Role.OWNER)
     response = signed_in(client, alice, team).post(
         reverse("team-remove-member", args=[membership(team, alice).pk]), **HTMX
     )
-    assert response["HX-Redirect"] == reverse("team")
+    assert response["HX-Redirect"] == reverse("playground")
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["You left Evals."]
+    assert role_of(team, alice) is None
     assert b"alice&#x27;s team</span>" in client.get(reverse("team")).content
 
 
