@@ -6,6 +6,7 @@ so the form cannot be used to find out who has an account.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
@@ -18,7 +19,15 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
 
-def invite(*, team: Team, actor: AbstractBaseUser, username: str, role: str) -> Invitation:
+@dataclass(frozen=True)
+class Invited:
+    """What inviting did: the pending invitation, and the role it offered before (None when it is new)."""
+
+    invitation: Invitation
+    before: str | None
+
+
+def invite(*, team: Team, actor: AbstractBaseUser, username: str, role: str) -> Invited:
     """A pending invitation (an existing one gets the new role); refused only for what the owner can already see."""
     require_owner(team, actor)
     if role not in Role.values:
@@ -28,10 +37,17 @@ def invite(*, team: Team, actor: AbstractBaseUser, username: str, role: str) -> 
         raise TeamError("Enter a username.")
     if team.memberships.filter(user__username=username).exists():  # the member list shows this already
         raise TeamError(f"{username} is already a member.")
-    invitation, _ = Invitation.objects.update_or_create(
-        team=team, username=username, defaults={"role": role, "invited_by": actor}
-    )
-    return invitation
+    pending = team.invitations.filter(username=username).first()
+    if pending is None:
+        invitation, _ = Invitation.objects.update_or_create(
+            team=team, username=username, defaults={"role": role, "invited_by": actor}
+        )
+        return Invited(invitation, before=None)
+    before = pending.role
+    if before != role:
+        pending.role, pending.invited_by = role, actor
+        pending.save(update_fields=["role", "invited_by"])
+    return Invited(pending, before=before)
 
 
 def pending_for_team(team: Team) -> QuerySet[Invitation]:

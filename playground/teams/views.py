@@ -80,21 +80,25 @@ def invite_member(request: HtmxHttpRequest) -> HttpResponse:
     form = AddMemberForm(request.POST)
     if not form.is_valid():
         return _after_change(request, current, error="Enter a username and a role.", add_form=form)
-    username = form.cleaned_data["username"].strip()
-    before = invitations.pending_for_team(current).filter(username=username).first()
     try:
-        invitation = invitations.invite(
-            team=current, actor=request.user, username=username, role=form.cleaned_data["role"]
+        invited = invitations.invite(
+            team=current, actor=request.user, username=form.cleaned_data["username"], role=form.cleaned_data["role"]
         )
     except access.TeamError as exc:
         return _after_change(request, current, error=str(exc), add_form=form)
-    # The same words whether or not the account exists: the form must not tell who has one.
-    role = invitation.get_role_display()
-    done = f"Invited {invitation.username} as {role}."
-    if before is not None:  # the pending invitation is replaced, not doubled: say so, and what it was
-        done = f"{invitation.username}'s pending invitation is now for {role} (it was for {before.get_role_display()})."
-    notice = f"{done} They join when they accept the invitation on their Team page."
+    notice = f"{_invited_notice(invited)} They join when they accept the invitation on their Team page."
     return _after_change(request, current, notice=notice)
+
+
+def _invited_notice(invited: invitations.Invited) -> str:
+    # The same words whether or not the account exists: the form must not tell who has one. A pending invitation is
+    # replaced, not doubled: say so, and what it was.
+    name, role = invited.invitation.username, invited.invitation.get_role_display()
+    if invited.before is None:
+        return f"Invited {name} as {role}."
+    if invited.before == invited.invitation.role:
+        return f"{name}'s pending invitation already stands for {role}."
+    return f"{name}'s pending invitation is now for {role} (it was for {Role(invited.before).label})."
 
 
 @require_POST

@@ -9,8 +9,9 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from playground.teams import access
 from playground.teams.models import Invitation, Role
-from tests.teams.test_teams import HTMX, role_of, signed_in
+from tests.teams.test_teams import HTMX, membership, role_of, signed_in
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -107,3 +108,18 @@ def test_inviting_again_changes_the_offered_role(client: Client, alice: User, te
     invite(owner, "dave", Role.VIEWER)
     invite(owner, "dave", Role.OWNER)
     assert list(Invitation.objects.values_list("username", "role")) == [("dave", Role.OWNER)]
+
+
+def test_inviting_again_with_the_same_role_says_the_invitation_already_stands(
+    client: Client, alice: User, bob: User, team: Team
+) -> None:
+    owner = signed_in(client, alice, team)
+    invite(owner, "dave", Role.EDITOR)
+    invitation = Invitation.objects.get(username="dave")
+    co_owner = signed_in(Client(), bob, team)
+    access.change_role(membership=membership(team, bob), actor=alice, role=Role.OWNER)
+    again = invite(co_owner, "dave", Role.EDITOR)
+    assert "dave&#x27;s pending invitation already stands for Editor." in again
+    assert "is now for" not in again
+    kept = Invitation.objects.get()
+    assert (kept.pk, kept.role, kept.invited_by) == (invitation.pk, Role.EDITOR, alice), "nothing changed"
