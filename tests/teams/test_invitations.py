@@ -123,3 +123,47 @@ def test_inviting_again_with_the_same_role_says_the_invitation_already_stands(
     assert "is now for" not in again
     kept = Invitation.objects.get()
     assert (kept.pk, kept.role, kept.invited_by) == (invitation.pk, Role.EDITOR, alice), "nothing changed"
+
+
+def test_an_invitation_reaches_the_account_whatever_the_case_typed(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    dave = django_user_model.objects.create_user("dave")
+    owner = signed_in(client, alice, team)
+    # Typed as the owner typed it, whether or not an account is spelled so: the answer tells nobody who has one.
+    assert "Invited DAVE as Editor." in invite(owner, "DAVE")
+    invitee = signed_in(Client(), dave)
+    assert 'data-testid="invitation" data-team="Evals"' in invitee.get(reverse("team")).content.decode()
+    invitation = Invitation.objects.get()
+    invitee.post(reverse("invitation-accept", args=[invitation.pk]))
+    assert role_of(team, dave) == Role.EDITOR
+
+
+def test_inviting_in_another_case_changes_the_pending_invitation_not_a_second_one(
+    client: Client, alice: User, team: Team
+) -> None:
+    owner = signed_in(client, alice, team)
+    invite(owner, "dave", Role.EDITOR)
+    assert "dave&#x27;s pending invitation is now for Viewer (it was for Editor)." in invite(owner, "Dave", Role.VIEWER)
+    assert "dave&#x27;s pending invitation already stands for Viewer." in invite(owner, "DAVE", Role.VIEWER)
+    assert list(Invitation.objects.values_list("username", "role")) == [("dave", Role.VIEWER)]
+
+
+def test_a_member_invited_in_another_case_is_named_as_the_list_shows(client: Client, alice: User, team: Team) -> None:
+    assert "bob is already a member." in invite(signed_in(client, alice, team), "BOB")
+    assert not Invitation.objects.exists()
+
+
+def test_an_invitation_goes_to_the_account_spelled_exactly_so_when_two_differ_in_case(
+    client: Client, alice: User, team: Team, django_user_model: type[User]
+) -> None:
+    lower, title = django_user_model.objects.create_user("dave"), django_user_model.objects.create_user("Dave")
+    owner = signed_in(client, alice, team)
+    invite(owner, "Dave")
+    invitation = Invitation.objects.get()
+    assert signed_in(Client(), lower).post(reverse("invitation-accept", args=[invitation.pk])).status_code == 404
+    signed_in(Client(), title).post(reverse("invitation-accept", args=[invitation.pk]))
+    assert role_of(team, title) == Role.EDITOR and role_of(team, lower) is None
+    # Spelled as neither, it could be for either: it reaches nobody rather than the wrong one.
+    invite(owner, "DAVE")
+    assert not signed_in(Client(), lower).get(reverse("team")).context["my_invitations"]
