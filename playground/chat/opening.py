@@ -19,7 +19,7 @@ from django.utils import timezone
 from playground.chat.options import ChatOptions
 from playground.chat.processes import PROCESS_ID, owner_alive
 from playground.chat.writes import save_message
-from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip
+from playground.conversations.models import BUSY_STATUSES, Conversation, Message, RoundTrip, title_from
 from playground.endpoints.checks import refusal_for
 from playground.endpoints.models import Endpoint
 from playground.prepared import PreparedQuery, PreparedUpdate
@@ -271,7 +271,7 @@ def release(conversation: Conversation) -> None:
 
 def title_for(text: str, images: int) -> str:
     if text.strip():
-        return text.strip().splitlines()[0][:80]
+        return title_from(text)
     return f"{images} image{'s' if images != 1 else ''}"
 
 

@@ -59,7 +59,8 @@ class OptionsForm(forms.Form):
         data = super().clean() or {}
         choice = data.get("tool_choice") or "auto"
         if choice not in TOOL_CHOICES and choice not in (data.get("tools") or []):
-            self.add_error("tool_choice", f"tool_choice {choice!r} is not auto, none, required or an enabled tool")
+            # Shown after the field's name ("tool_choice: …"), so the message does not say it again.
+            self.add_error("tool_choice", f"{choice!r} is not auto, none, required or an enabled tool")
         return data
 
     def options(self) -> ChatOptions:

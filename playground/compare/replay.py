@@ -16,7 +16,7 @@ from django.db import transaction
 from playground.chat.service import visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
 from playground.compare.service import CompareRefused
-from playground.conversations.models import Conversation, Message
+from playground.conversations.models import Conversation, Message, title_from
 from playground.conversations.present import message_numbers
 from playground.tools.results import call_key
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def replay_points(conversation: Conversation) -> list[tuple[int, str]]:
     """The user messages a replay can start from: (position, the first line of its text)."""
     rows = conversation.messages.filter(role="user").order_by("position").values_list("position", "data")
-    points = [(position, _text(data)[:80]) for position, data in rows]
+    points = [(position, title_from(_text(data))) for position, data in rows]
     if all(text for _, text in points):
         return points
     # A message of images alone is named by its number, as the Fork menu and the review number it.

@@ -18,7 +18,7 @@ from playground.chat.options import ChatOptions, parse_options
 from playground.chat.registry import send_control
 from playground.chat.service import TurnRefused, start_turn, visible_endpoints
 from playground.compare.models import Comparison, ComparisonRun
-from playground.conversations.models import BUSY_STATUSES, Conversation
+from playground.conversations.models import BUSY_STATUSES, Conversation, title_from
 from playground.tools.models import Tool
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def create_comparison(team: Team, user: AbstractBaseUser, plan: ComparePlan) -> 
         errors["tools"] = [f"Unknown tools: {', '.join(missing)}."]
     if errors:
         raise CompareRefused(errors)
-    title = plan.text.strip().splitlines()[0][:80]
+    title = title_from(plan.text)
     with transaction.atomic():
         comparison = Comparison.objects.create(
             team=team, created_by=user, title=title, repeat=plan.repeat, settings=_saved_settings(plan)

@@ -78,6 +78,16 @@ class Conversation(models.Model):
 
 
 # A run holds the conversation in these states: streaming, or waiting for a person's answer.
+TITLE_CHARS = 80  # a title made of a message's first line: lists and menus show it on one line
+
+
+def title_from(text: str) -> str:
+    """The first line of ``text``, cut with an ellipsis when longer than TITLE_CHARS (a silent cut read as whole)."""
+    stripped = text.strip()
+    line = stripped.splitlines()[0] if stripped else ""
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
 BUSY_STATUSES = (Conversation.Status.RUNNING, Conversation.Status.WAITING)
 # Ended on a failure, not by a person or a limit: Retry from here is offered (with the settings as they are now).
 RETRY_STATUSES = (Conversation.Status.ERROR, Conversation.Status.INTERRUPTED)

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from playground.conversations.models import Conversation
+from playground.conversations.models import Conversation, title_from
 from playground.tools.schema import check_schema, check_schema_limits
 from playground.tools.transfer import read_entry  # the Tools page's own rules for a tool, not a copy of them
 from providers.client import redact_headers
@@ -344,5 +344,4 @@ def plain_text(message: dict[str, Any]) -> str | None:
 
 
 def first_line(message: dict[str, Any]) -> str:
-    text_ = (plain_text(message) or "").strip()
-    return text_.splitlines()[0][:80] if text_ else ""
+    return title_from(plain_text(message) or "")

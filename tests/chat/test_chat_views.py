@@ -80,7 +80,7 @@ def test_the_playground_opens_a_draft_and_reuses_it(client: Client, alice: User)
     assert client.get("/")["Location"] == first["Location"]
     page = client.get(first["Location"])
     assert page.status_code == 200
-    assert b'data-testid="composer"' in page.content and b"Ask something that needs a tool" in page.content
+    assert b'data-testid="composer"' in page.content and b'data-testid="transcript-empty"' in page.content
 
 
 def test_a_saved_chat_renders_its_cards_and_panes(client: Client, team: Team, alice: User) -> None:

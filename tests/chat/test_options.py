@@ -15,6 +15,8 @@ def test_each_payload_is_judged_on_its_own() -> None:
         assert parsed is None
         assert set(errors) == {"endpoint_id", "model", "temperature", "tool_choice"}
         assert errors["temperature"] == ["Ensure this value is less than or equal to 2."]
+        # Shown after the field's name ("tool_choice: …"): the message does not say it again.
+        assert errors["tool_choice"] == ["'calculator' is not auto, none, required or an enabled tool"]
         parsed, errors = parse_options(VALID)
         assert errors == {}
         assert parsed is not None
