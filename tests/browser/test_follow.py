@@ -38,9 +38,17 @@ print(conversation.pk)
 PLACE = "el => { const r = el.getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }"
 
 
-async def long_chat(daphne_server: DemoServer) -> int:
+async def open_long_chat(page: Page, daphne_server: DemoServer, anchor: str = "") -> int:
+    """A long saved chat made and opened (at ``anchor``, if given), its socket connected; its id."""
     made = await asyncio.to_thread(manage, daphne_server.server.env, "shell", "-v", "0", "-c", LONG_CHAT)
-    return int(made.stdout.split()[-1])
+    pk = int(made.stdout.split()[-1])
+    await open_chat(page, f"/c/{pk}/{anchor}")
+    return pk
+
+
+async def open_chat(page: Page, url: str) -> None:
+    await page.goto(url)
+    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
 
 
 async def in_sight(page: Page, selector: str) -> bool:
@@ -52,15 +60,12 @@ async def test_a_saved_chat_opens_at_its_end_or_at_the_linked_message(
     signed_in: Page, daphne_server: DemoServer
 ) -> None:
     page = signed_in
-    pk = await long_chat(daphne_server)
-    await page.goto(f"/c/{pk}/")
-    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    pk = await open_long_chat(page, daphne_server)
     await expect(page.get_by_test_id("message").last).to_contain_text("message 23")
     await page.wait_for_function("scrollY > 0")  # it used to open at the top, the last answer out of sight
     assert await in_sight(page, "#transcript [data-testid=message]")
 
-    await page.goto(f"/c/{pk}/#msg-2")  # a link to one message (search, review) opens there instead
-    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await open_chat(page, f"/c/{pk}/#msg-2")  # a link to one message (a fork's badge) opens there instead
     await page.wait_for_timeout(300)
     top, _, height = await page.locator("#msg-2").evaluate(PLACE)
     assert 0 <= top < height
@@ -71,9 +76,7 @@ async def test_a_streaming_answer_is_followed_until_the_reader_scrolls_away(
     signed_in: Page, daphne_server: DemoServer
 ) -> None:
     page = signed_in
-    pk = await long_chat(daphne_server)
-    await page.goto(f"/c/{pk}/")
-    await expect(page.locator("#chat")).to_have_attribute("data-connected", "1", timeout=15_000)
+    await open_long_chat(page, daphne_server)
     lines = "\n".join(f"/text line {n} of the answer, long enough to take a while" for n in range(120))
     await page.get_by_test_id("composer").fill(lines)
     await page.keyboard.press("Control+Enter")

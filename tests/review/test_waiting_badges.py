@@ -36,7 +36,7 @@ def test_an_invitation_is_badged_on_the_team_link_until_it_is_answered(
     dave = django_user_model.objects.create_user("dave", password="pw-dave-1234")
     page = client_for(dave).get("/conversations/").content.decode()
     assert badge(page, "nav-invitations") is None
-    invitation = invitations.invite(team=team, actor=alice, username="dave", role=Role.EDITOR)
+    invitation = invitations.invite(team=team, actor=alice, username="dave", role=Role.EDITOR).invitation
     page = client_for(dave).get("/conversations/").content.decode()
     assert badge(page, "nav-invitations") == "1", "he would not know of it before opening the Team page"
     assert badge(client_for(alice).get("/conversations/").content.decode(), "nav-invitations") is None
