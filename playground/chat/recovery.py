@@ -68,7 +68,8 @@ def _close_round_trip(round_trip: RoundTrip) -> None:
     round_trip.wire_events = [*round_trip.wire_events, *raw_event_dicts(events)]
     result = replay(round_trip.format, [(d, e) for _, d, e in events], streamed=bool(round_trip.request.get("stream")))
     round_trip.error, round_trip.complete = ROUND_TRIP_ERROR, False
-    round_trip.finish_reason = result.finish_reason or ""
+    # Cut off by the process's end, as a failed round trip is by its error: not "tool_calls" for calls half sent.
+    round_trip.finish_reason = (result.finish_reason or "") if result.complete else "error"
     round_trip.raw_finish_reason = result.raw_finish_reason or ""
     round_trip.usage = dict(result.usage) if result.usage else None
     round_trip.save()

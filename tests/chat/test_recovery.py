@@ -82,6 +82,7 @@ async def test_a_dead_processs_run_is_interrupted_with_what_had_arrived(
     rt = await RoundTrip.objects.aget(conversation=conversation)
     assert [e["t_ms"] for e in rt.wire_events] == [1.0, 2.0] and not rt.complete
     assert rt.error["type"] == "interrupted"
+    assert (rt.finish_reason, rt.raw_finish_reason) == ("error", ""), "cut off, as a failed round trip is"
     partial = await Message.objects.aget(conversation=conversation, role="assistant")
     assert (partial.data["content"], partial.complete, partial.round_trip_id) == ("Hello wor", False, rt.pk)
     assert not await WireEventBatch.objects.aexists()
